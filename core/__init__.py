@@ -1,0 +1,1 @@
+"""passgate engine: no UI imports here."""

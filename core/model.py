@@ -1,0 +1,149 @@
+"""Typed records that flow through a run: task → candidate → execution → outcome.
+
+The vocabularies here are the fixed status words stored in the record; reports, the gate
+and the console all read these same words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Why a candidate failed. `infra_error` is never counted against the model.
+FAILURE_CLASSES = (
+    "wrong_answer",       # a test assertion failed on the candidate's answer
+    "runtime_error",      # the candidate raised (detail carries the exception type)
+    "syntax_error",       # the candidate program does not compile
+    "timeout",            # CPU limit exceeded, or wall backstop with the process busy or asleep
+    "memory_exceeded",    # MemoryError or killed at the memory limit
+    "output_exceeded",    # wrote more than the output cap
+    "premature_exit",     # exited (sys.exit, os._exit, signal) before its tests finished
+    "sandbox_violation",  # tried something the boundary blocked (network, host files, signals)
+    "not_plain_data",     # returned an object the grader cannot compare as data (e.g. __eq__ always True)
+    "infra_error",        # the evaluator, not the candidate, failed
+)
+
+# Final state of one candidate once its attempts are decided.
+OUTCOMES = ("passed", "failed", "flaky", "infra_error", "excluded")
+
+# Lifecycle of a run.
+RUN_STATUSES = ("created", "running", "interrupted", "completed", "failed", "refused", "cancelled")
+
+SUITES = ("public", "protected")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark problem with its tests split into what the model saw and what it did not.
+
+    Test code runs in the trusted grader, never in the candidate's process. In it the names
+    `candidate` and `entry_point` are bound to a proxy that calls into the candidate process, and
+    `test_setup` has already run (HumanEval: the prompt's helper functions; MBPP: test imports).
+    A suite passes when its code runs to the end without raising.
+    """
+
+    task_id: str
+    slice: str
+    prompt: str
+    entry_point: str
+    public_tests: str = ""
+    protected_tests: str = ""
+    test_setup: str = ""
+    candidate_preamble: str = ""
+    reference_solution: str = ""   # a whole program that should pass its own tests ("" if none)
+    completion_style: str = "body"  # "body": completion continues the prompt; "full": whole function
+    tags: tuple[str, ...] = ()
+    exposure: str = "public"       # "public" benchmark (exposed) or "holdout"
+    set_id: str = ""               # task set name, e.g. "humaneval"
+    set_sha256: str = ""
+    set_revision: str = ""
+
+
+@dataclass(frozen=True)
+class TaskSet:
+    """A loaded task set, identified by the sha256 of its source file and its revision."""
+
+    set_id: str
+    kind: str
+    path: str
+    sha256: str
+    revision: str
+    tasks: tuple[Task, ...]
+    notes: tuple[str, ...] = ()    # known defects found while loading, shown in reports
+
+
+@dataclass
+class Candidate:
+    """One model answer for one task, raw and post-processed, with its generation record."""
+
+    task_id: str
+    candidate_index: int
+    raw_text: str
+    processed_text: str
+    program: str = ""              # exactly what the candidate process executes
+    program_sha256: str = ""
+    source: str = "import"         # import | generate | reference
+    source_ref: str = ""           # file:line or request id it came from
+    seed: int | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_ms: float | None = None
+    model_id: str | None = None
+    logprobs: list[float] | None = None
+    gen_status: str = "ok"         # ok | generation_error | excluded
+    gen_error: str | None = None
+    gen_attempts: list[dict] = field(default_factory=list)
+    excluded_reason: str | None = None
+
+
+@dataclass
+class SuiteResult:
+    """Result of one test suite against one candidate process."""
+
+    status: str                    # passed | failed | not_run
+    failure_class: str | None = None
+    detail: str = ""
+    exc_type: str | None = None
+
+
+@dataclass
+class Execution:
+    """One attempt to run one candidate: the unit the runner returns and the store appends."""
+
+    task_id: str
+    candidate_index: int
+    attempt: int
+    purpose: str                   # grade | rerun | timeout_recheck | infra_retry | selfcheck
+    program_sha256: str
+    status: str                    # ok | infra_error
+    public: SuiteResult
+    protected: SuiteResult
+    failure_class: str | None      # headline: the protected suite's class, or infra_error
+    detail: str = ""
+    exit_reason: str = ""
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    peak_rss_kb: int = 0
+    out_bytes: int = 0
+    stdout: str = ""
+    stderr: str = ""
+    violations: list[str] = field(default_factory=list)
+    runtime: str = ""
+    image_digest: str = ""
+    node: str = ""
+    container_id: str = ""
+    started_at: str = ""
+    finished_at: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "ok" and self.protected.status == "passed"
+
+
+@dataclass(frozen=True)
+class PostprocessSpec:
+    """How raw model text becomes the processed candidate; applied to every candidate alike."""
+
+    stop: tuple[str, ...] = ()      # cut at the first occurrence of any of these (after the prompt)
+    extract_fence: bool = False     # take the first ```python fenced block when present
+    style: str = "auto"             # auto | body | full: how to join the text with the task prompt
