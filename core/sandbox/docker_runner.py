@@ -1,0 +1,311 @@
+"""Docker implementation of the runner, through docker-py; gVisor (runsc) by default.
+
+Each worker is a long-lived container: no network, read-only root, tmpfs scratch, memory / CPU /
+pids limits, every capability dropped but the three the worker needs to drop privileges and
+signal its candidates, no-new-privileges, an environment holding no host values, no mounts.
+The worker program and all task data arrive over stdin as data. Containers are removed in
+`close()` and on interpreter exit; stale ones from a killed controller are removed at start.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import secrets
+import socket
+import struct
+import threading
+import time
+from pathlib import Path
+
+from ..errors import DriftError, SandboxUnavailable
+from .runner import Runner, RunnerInfo, Worker, WorkerLost
+
+LABEL = "passgate.managed"
+SANDBOX_DIR = Path(__file__).resolve().parent
+CANDIDATE_UID = 10001
+BOOT = ("import sys,json;c=json.loads(sys.stdin.buffer.readline());"
+        "s=sys.stdin.buffer.read(c['n']).decode();"
+        "g={'__name__':'passgate_worker','PASSGATE_CONFIG':c['config']};"
+        "exec(compile(s,'<passgate-worker>','exec'),g)")
+_LIVE: set["DockerWorker"] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def worker_source() -> str:
+    """The program sent into each container: the codec followed by the worker."""
+    return (SANDBOX_DIR / "codec.py").read_text() + "\n\n" + (SANDBOX_DIR / "worker.py").read_text()
+
+
+def worker_sha256() -> str:
+    return hashlib.sha256(worker_source().encode()).hexdigest()
+
+
+def docker_client(timeout: int = 120):
+    import docker
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except Exception as exc:
+        raise SandboxUnavailable(
+            "cannot reach the Docker engine ({}); start it (`dockerd &`) or run `passgate setup`".format(
+                str(exc).splitlines()[0][:200])) from exc
+    return client
+
+
+def _cleanup_all() -> None:
+    with _LIVE_LOCK:
+        workers = list(_LIVE)
+    for w in workers:
+        w.close()
+
+
+atexit.register(_cleanup_all)
+
+
+def remove_stale(client) -> int:
+    """Remove containers left by controllers that are no longer alive on this host."""
+    removed = 0
+    host = socket.gethostname()
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        labels = c.labels or {}
+        pid = int(labels.get("passgate.controller_pid", "0") or 0)
+        alive = labels.get("passgate.host") == host and pid and _pid_alive(pid)
+        if not alive or c.status in ("exited", "dead", "created"):
+            try:
+                c.remove(force=True)
+                removed += 1
+            except Exception:
+                pass
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+class DockerWorker(Worker):
+    def __init__(self, runner: "DockerRunner"):
+        self.runner = runner
+        self.client = runner.client
+        self.node = runner.node
+        self.container_id = ""
+        self.worker_id = ""
+        self._sock = None
+        self._buf = b""
+        self._lines: list[bytes] = []
+        self._partial = b""
+        self._stderr = bytearray()
+        self._tasks: set[str] = set()
+        self._closed = False
+        self._start()
+
+    # ---- lifecycle ----------------------------------------------------------------
+    def _start(self) -> None:
+        r = self.runner
+        lim = r.limits
+        api = self.client.api
+        host_config = api.create_host_config(
+            runtime=r.runtime,
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/tmp": f"rw,nosuid,nodev,size={int(lim['scratch_mb'])}m,mode=1777"},
+            shm_size=16 << 20,
+            mem_limit=f"{int(lim['container_memory_mb'])}m",
+            memswap_limit=f"{int(lim['container_memory_mb'])}m",
+            nano_cpus=int(float(lim["cpus"]) * 1e9),
+            pids_limit=int(lim["pids"]),
+            cap_drop=["ALL"],
+            cap_add=["SETUID", "SETGID", "KILL"],
+            security_opt=["no-new-privileges"],
+            ipc_mode="private",
+            init=False,
+        )
+        try:
+            created = api.create_container(
+                r.image, command=["/usr/bin/python3", "-u", "-s", "-B", "-c", BOOT],
+                stdin_open=True, tty=False, user="0:0", working_dir="/", hostname="sandbox",
+                environment=r.environment, network_disabled=True, host_config=host_config,
+                labels={LABEL: "1", "passgate.run": r.run_label, "passgate.host": socket.gethostname(),
+                        "passgate.controller_pid": str(os.getpid())})
+        except Exception as exc:
+            raise WorkerLost(f"cannot create a sandbox container: {str(exc)[:300]}") from exc
+        self.container_id = created["Id"]
+        self.worker_id = self.container_id[:12]
+        with _LIVE_LOCK:
+            _LIVE.add(self)
+        try:
+            sock = api.attach_socket(self.container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            self._sock = getattr(sock, "_sock", sock)
+            api.start(self.container_id)
+            source = worker_source().encode()
+            config = {"uid": CANDIDATE_UID, "scratch": "/tmp"}
+            self._send(json.dumps({"n": len(source), "config": config}).encode() + b"\n" + source)
+            ready = self._read_line(timeout=60)
+            if not ready.get("ready"):
+                raise WorkerLost(f"worker did not start: {ready}")
+        except WorkerLost:
+            self.close()
+            raise
+        except Exception as exc:
+            self.close()
+            raise WorkerLost(f"cannot start the sandbox worker: {str(exc)[:300]}") from exc
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._sock is not None:
+                self._sock.close()
+        except OSError:
+            pass
+        if self.container_id:
+            try:
+                self.client.api.remove_container(self.container_id, force=True)
+            except Exception:
+                pass
+        with _LIVE_LOCK:
+            _LIVE.discard(self)
+
+    # ---- protocol -----------------------------------------------------------------
+    def _send(self, data: bytes) -> None:
+        try:
+            self._sock.sendall(data)
+        except OSError as exc:
+            raise self._lost(f"cannot write to the worker: {exc}") from exc
+
+    def _lost(self, message: str) -> WorkerLost:
+        oom, code = False, None
+        try:
+            state = self.client.api.inspect_container(self.container_id)["State"]
+            oom, code = bool(state.get("OOMKilled")), state.get("ExitCode")
+            if not state.get("Running"):
+                message += f" (container exited with {code}{', OOM-killed' if oom else ''})"
+        except Exception:
+            pass
+        tail = bytes(self._stderr[-500:]).decode("utf-8", "replace").strip()
+        if tail:
+            message += f"; worker stderr: {tail}"
+        self.close()
+        return WorkerLost(message, oom_killed=oom, exit_code=code)
+
+    def _read_line(self, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        while not self._lines:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._lost(f"worker did not answer within {timeout:.0f}s")
+            self._sock.settimeout(left)
+            try:
+                chunk = self._sock.recv(1 << 16)
+            except socket.timeout:
+                continue
+            except OSError as exc:
+                raise self._lost(f"lost the worker connection: {exc}") from exc
+            if not chunk:
+                raise self._lost("the worker closed its output")
+            self._buf += chunk
+            self._parse_frames()
+        line = self._lines.pop(0)
+        try:
+            return json.loads(line)
+        except ValueError as exc:
+            raise self._lost(f"worker sent a malformed line: {line[:200]!r}") from exc
+
+    def _parse_frames(self) -> None:
+        while len(self._buf) >= 8:
+            stream, size = self._buf[0], struct.unpack(">I", self._buf[4:8])[0]
+            if len(self._buf) < 8 + size:
+                return
+            payload, self._buf = self._buf[8:8 + size], self._buf[8 + size:]
+            if stream == 2:
+                self._stderr += payload
+                del self._stderr[:-4096]
+                continue
+            data = self._partial + payload
+            *lines, self._partial = data.split(b"\n")
+            self._lines.extend(line for line in lines if line.strip())
+
+    def _request(self, obj: dict, timeout: float) -> dict:
+        rid = secrets.token_hex(8)
+        self._send(json.dumps({**obj, "id": rid}, separators=(",", ":")).encode() + b"\n")
+        reply = self._read_line(timeout)
+        if reply.get("id") != rid:
+            raise self._lost(f"protocol error: reply id {reply.get('id')!r} does not match {rid!r}")
+        if "worker_error" in reply:
+            raise self._lost(f"worker error: {reply['worker_error']}")
+        return reply
+
+    # ---- Worker API ---------------------------------------------------------------
+    def evaluate(self, task: dict, program: str, limits: dict, *, timeout: float) -> dict:
+        if task["key"] not in self._tasks:
+            self._request({"op": "task", **task}, timeout=60)
+            self._tasks.add(task["key"])
+        return self._request({"op": "eval", "task": task["key"], "program": program, "limits": limits},
+                             timeout=timeout)
+
+    def probe(self, limits: dict, *, timeout: float) -> dict:
+        return self._request({"op": "probe", "limits": limits}, timeout=timeout)
+
+    def inspect(self) -> dict:
+        return self.client.api.inspect_container(self.container_id)
+
+
+class DockerRunner(Runner):
+    """Workers as Docker containers on the local engine."""
+
+    def __init__(self, *, image: str, runtime: str, limits: dict, seeds: dict | None = None,
+                 run_label: str = "", client=None):
+        self.client = client or docker_client()
+        self.image = image
+        self.runtime = runtime
+        self.limits = dict(limits)
+        self.run_label = run_label
+        seeds = seeds or {}
+        # The container's environment: fixed values only, nothing from the host.
+        self.environment = {"PYTHONHASHSEED": str(seeds.get("pythonhashseed", 0)), "TZ": seeds.get("tz", "UTC"),
+                            "LANG": "C.UTF-8"}
+        self.node = socket.gethostname()
+        self._workers: list[DockerWorker] = []
+
+    def image_digest(self) -> str:
+        import docker
+        try:
+            return self.client.images.get(self.image).id
+        except docker.errors.ImageNotFound as exc:
+            raise SandboxUnavailable(f"sandbox image {self.image} is not present; build it with `passgate setup`") \
+                from exc
+
+    def check(self, expected_digest: str | None = None) -> RunnerInfo:
+        info = self.client.info()
+        runtimes = set((info.get("Runtimes") or {}).keys())
+        if self.runtime not in runtimes:
+            raise SandboxUnavailable(f"the Docker engine has no {self.runtime!r} runtime (has: "
+                                     f"{', '.join(sorted(runtimes))}); run `passgate setup` to declare it")
+        digest = self.image_digest()
+        if expected_digest and digest != expected_digest:
+            raise DriftError(f"image digest differs: {self.image} is {digest} but the manifest pins "
+                             f"{expected_digest}; rebuild the pinned image or freeze a new manifest")
+        remove_stale(self.client)
+        return RunnerInfo(runner="docker", runtime=self.runtime, image=self.image, image_digest=digest,
+                          worker_sha256=worker_sha256(), limits=dict(self.limits), node=self.node,
+                          engine_version=str(info.get("ServerVersion", "")))
+
+    def new_worker(self) -> DockerWorker:
+        worker = DockerWorker(self)
+        self._workers.append(worker)
+        return worker
+
+    def close(self) -> None:
+        for w in self._workers:
+            w.close()
+        self._workers.clear()
