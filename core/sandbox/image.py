@@ -1,7 +1,7 @@
 """Build the sandbox image locally and reproducibly (no registry exists here).
 
 debootstrap (minbase + python3) from the Debian mirror in the machine's apt sources, then a
-normalised root filesystem (no docs, caches, logs, bytecode; fixed dates and host files) packed
+normalised root filesystem (no docs, caches or logs; fixed dates and host files) packed
 into a deterministic layer and loaded with a fixed image config. The same mirror snapshot gives
 the same image id on any machine, so a manifest can pin it.
 """
@@ -78,10 +78,6 @@ def normalise_rootfs(root: Path) -> None:
             shutil.rmtree(p)
     for rel in KEEP_EMPTY:
         (root / rel).mkdir(parents=True, exist_ok=True)
-    for cache in list(root.rglob("__pycache__")):
-        shutil.rmtree(cache, ignore_errors=True)
-    for pyc in root.rglob("*.pyc"):
-        pyc.unlink()
     for name in ("shadow", "gshadow"):
         p = root / "etc" / name
         if p.exists():
@@ -119,7 +115,10 @@ def write_layer(root: Path, out: Path) -> str:
                 info = tar.gettarinfo(str(path), arcname=rel)
                 if info is None:
                     continue
-                info.mtime = FIXED_MTIME
+                # .py files keep their packaged mtime: the stdlib bytecode (identical across builds)
+                # records it, and a mismatch would make every import recompile from source
+                if not rel.endswith(".py"):
+                    info.mtime = FIXED_MTIME
                 info.uname = info.gname = ""
                 info.pax_headers = {}
                 if info.isfile():
