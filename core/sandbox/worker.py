@@ -25,14 +25,6 @@ import struct
 import sys
 import time
 
-for _m in ("math", "re", "typing", "collections", "itertools", "functools", "hashlib", "string",
-           "heapq", "bisect", "random", "statistics", "fractions", "decimal", "copy", "operator",
-           "datetime", "doctest", "json", "sys", "io", "traceback", "ast", "textwrap", "array",
-           "numbers", "cmath", "dataclasses", "enum", "contextlib"):
-    try:
-        __import__(_m)
-    except Exception:
-        pass
 import builtins as _builtins
 import fcntl
 import random as _random
@@ -326,10 +318,22 @@ def _remove_paths(paths):
                 pass
 
 
+# modules candidates commonly import: loaded once in the zygote so each candidate inherits them
+WARM_IMPORTS = ("math", "re", "typing", "collections", "itertools", "functools", "heapq", "bisect", "string",
+                "random", "hashlib", "statistics", "copy", "operator")
+
+
 def zygote_main(sock):
     """Fork candidates on request; after each, kill everything of the candidate uid and clean up."""
     for s in SIGNALS_IGNORED:
         signal.signal(s, signal.SIG_IGN)
+    for name in WARM_IMPORTS:
+        try:
+            __import__(name)
+        except Exception:
+            pass
+    gc.collect()
+    gc.freeze()  # keeps collections in a candidate from touching (and copying) every inherited page
     _as_uid(_make_scratch)
     baseline = set(_leftovers(set()))
     while True:
