@@ -1,0 +1,186 @@
+"""What the console reads from the SQLite record, as plain data (no Textual here).
+
+Every function takes an open `Store` and returns dicts and lists, so the screens' thread workers
+call them and post the result, and tests call them directly. Queries stay grouped in SQL: a run
+of 16,400 candidates is a few indexed scans, never a Python loop per row.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from passgate.core.store import Store
+
+COUNTED = ("passed", "failed", "flaky")        # outcomes that count toward pass@k
+RECENT_FAILURES = 12
+ACTIVE_STATUSES = ("created", "running")
+RESUMABLE_STATUSES = ("created", "running", "interrupted", "cancelled", "failed")
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One line of the runs list."""
+
+    run_id: str
+    status: str
+    name: str
+    model: str
+    manifest_id: str
+    created_at: str
+    operator: str
+    decided: int
+    total: int
+    pass_at_1: float | None        # micro mean over tasks of passed/counted; None before any outcome
+    verdict: str = ""
+
+    def matches(self, text: str) -> bool:
+        text = text.lower()
+        return any(text in (v or "").lower() for v in (self.run_id, self.name, self.model, self.manifest_id,
+                                                        self.status, self.operator, self.verdict))
+
+
+def run_rows(store: Store) -> list[RunRow]:
+    """Every run, newest first, with its progress and pass@1."""
+    totals = {r["run_id"]: r["n"] for r in store.query(
+        "SELECT run_id, COUNT(*) AS n FROM candidates GROUP BY run_id")}
+    decided = {r["run_id"]: r["n"] for r in store.query(
+        "SELECT run_id, COUNT(*) AS n FROM outcomes GROUP BY run_id")}
+    per_task: dict[str, list[float]] = {}
+    for r in store.query(
+            f"SELECT run_id, task_id, SUM(protected_passed) AS c, COUNT(*) AS n FROM outcomes "
+            f"WHERE outcome IN {COUNTED} GROUP BY run_id, task_id"):
+        per_task.setdefault(r["run_id"], []).append((r["c"] or 0) / r["n"])
+    rows = []
+    for run in store.runs():
+        rid = run["run_id"]
+        rates = per_task.get(rid)
+        rows.append(RunRow(run_id=rid, status=run["status"] or "", name=run["name"] or "",
+                           model=run["model"] or "", manifest_id=run["manifest_id"] or "",
+                           created_at=run["created_at"] or "", operator=run["operator"] or "",
+                           decided=decided.get(rid, 0), total=totals.get(rid, 0),
+                           pass_at_1=sum(rates) / len(rates) if rates else None))
+    return rows
+
+
+# ------------------------------------------------------------------------------ live view
+@dataclass
+class SliceProgress:
+    slice: str
+    total: int
+    decided: int = 0
+    passed: int = 0
+    failed: int = 0
+    excluded: int = 0              # infra_error + excluded: not counted against the model
+
+
+@dataclass
+class LiveSnapshot:
+    """A run's state as recorded so far: what the live screen draws between engine messages."""
+
+    run_id: str
+    status: str
+    name: str
+    decided: int
+    total: int
+    slices: list[SliceProgress]
+    classes: dict[str, int]                      # failure class (or outcome) -> candidates
+    recent: list[dict]                           # newest first: task, index, outcome, class, detail
+    resources: dict = field(default_factory=dict)
+    error: str = ""
+    started_at: str = ""
+    finished_at: str = ""
+
+
+def live_snapshot(store: Store, run_id: str) -> LiveSnapshot:
+    run = store.run(run_id)
+    rid = run["run_id"]
+    slices = {r["slice"]: SliceProgress(r["slice"], r["n"]) for r in store.query(
+        "SELECT t.slice AS slice, COUNT(*) AS n FROM candidates c JOIN tasks t "
+        "ON t.run_id = c.run_id AND t.task_id = c.task_id WHERE c.run_id = ? GROUP BY t.slice ORDER BY t.slice",
+        [rid])}
+    classes: dict[str, int] = {}
+    for r in store.query(
+            "SELECT t.slice AS slice, o.outcome AS outcome, o.failure_class AS cls, COUNT(*) AS n FROM outcomes o "
+            "JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id WHERE o.run_id = ? "
+            "GROUP BY t.slice, o.outcome, o.failure_class", [rid]):
+        sp = slices.setdefault(r["slice"], SliceProgress(r["slice"], 0))
+        sp.decided += r["n"]
+        if r["outcome"] == "passed":
+            sp.passed += r["n"]
+        elif r["outcome"] in ("failed", "flaky"):
+            sp.failed += r["n"]
+        else:
+            sp.excluded += r["n"]
+        if r["outcome"] != "passed":
+            key = r["cls"] if r["outcome"] == "failed" and r["cls"] else r["outcome"]
+            classes[key] = classes.get(key, 0) + r["n"]
+    recent = [dict(r) for r in store.query(
+        "SELECT o.task_id, o.candidate_index, o.outcome, o.failure_class, o.reason, "
+        "(SELECT e.detail FROM executions e WHERE e.run_id = o.run_id AND e.task_id = o.task_id "
+        " AND e.candidate_index = COALESCE(o.executed_as, o.candidate_index) AND e.purpose != 'rerun' "
+        "ORDER BY e.exec_id DESC LIMIT 1) AS detail "
+        "FROM outcomes o WHERE o.run_id = ? AND o.outcome != 'passed' ORDER BY o.rowid DESC LIMIT ?",
+        [rid, RECENT_FAILURES])]
+    res = next(store.query(
+        "SELECT COUNT(*) AS executions, AVG(cpu_s) AS mean_cpu_s, MAX(cpu_s) AS max_cpu_s, "
+        "AVG(wall_s) AS mean_wall_s, MAX(peak_rss_kb) AS max_rss_kb, SUM(out_bytes) AS out_bytes, "
+        "SUM(status = 'infra_error') AS infra_attempts, COUNT(DISTINCT NULLIF(container_id, '')) AS containers "
+        "FROM executions WHERE run_id = ?", [rid]))
+    total = sum(s.total for s in slices.values())
+    return LiveSnapshot(run_id=rid, status=run["status"] or "", name=run["name"] or "",
+                        decided=sum(s.decided for s in slices.values()), total=total,
+                        slices=list(slices.values()), classes=dict(sorted(classes.items(), key=lambda kv: -kv[1])),
+                        recent=recent, resources=dict(res), error=run["error"] or "",
+                        started_at=run["started_at"] or "", finished_at=run["finished_at"] or "")
+
+
+# ------------------------------------------------------------------------------ failures and candidates
+def outcome_rows(store: Store, run_id: str, *, include_passed: bool = False) -> list[dict]:
+    """Every decided candidate that did not pass (or every one), with its slice and deciding detail."""
+    where = "" if include_passed else " AND o.outcome != 'passed'"
+    return [dict(r) for r in store.query(
+        "SELECT o.task_id, o.candidate_index, t.slice, o.outcome, o.failure_class, o.attempts, o.cpu_s, "
+        "o.wall_s, o.reason, (SELECT e.detail FROM executions e WHERE e.run_id = o.run_id AND e.task_id = o.task_id "
+        " AND e.candidate_index = COALESCE(o.executed_as, o.candidate_index) AND e.purpose != 'rerun' "
+        "ORDER BY e.exec_id DESC LIMIT 1) AS detail "
+        "FROM outcomes o JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
+        f"WHERE o.run_id = ?{where} ORDER BY t.position, o.candidate_index", [run_id])]
+
+
+def candidate_detail(store: Store, run_id: str, task_id: str, candidate_index: int) -> dict:
+    """One candidate with its task, outcome and every attempt (grading, retries, reruns)."""
+    cand = next(store.query("SELECT * FROM candidates WHERE run_id = ? AND task_id = ? AND candidate_index = ?",
+                            [run_id, task_id, candidate_index]), None)
+    task = next(store.query("SELECT * FROM tasks WHERE run_id = ? AND task_id = ?", [run_id, task_id]), None)
+    outcome = next(store.query("SELECT * FROM outcomes WHERE run_id = ? AND task_id = ? AND candidate_index = ?",
+                               [run_id, task_id, candidate_index]), None)
+    executed_as = (outcome or {}).get("executed_as")
+    index = executed_as if executed_as is not None else candidate_index
+    attempts = list(store.query(
+        "SELECT * FROM executions WHERE run_id = ? AND task_id = ? AND candidate_index = ? ORDER BY exec_id",
+        [run_id, task_id, index]))
+    return {"candidate": cand, "task": task, "outcome": outcome, "attempts": attempts}
+
+
+# ------------------------------------------------------------------------------ boundary evidence
+def boundary_evidence(store: Store, run_id: str) -> dict:
+    """The run's frozen manifest with its preflight and self-probe checks, as recorded."""
+    run = store.run(run_id)
+    manifest = store.manifest(run["manifest_id"])
+    signoffs = list(store.query("SELECT * FROM signoffs WHERE manifest_id = ? ORDER BY id", [run["manifest_id"]]))
+    return {"run": run, "yaml": manifest["yaml_text"], "canonical": json.loads(manifest["canonical_json"]),
+            "probe": _checks(run["probe_json"]), "preflight": _checks(run["preflight_json"]),
+            "selfcheck": json.loads(run["selfcheck_json"]) if run["selfcheck_json"] else None,
+            "signoffs": signoffs}
+
+
+def _checks(text: str | None) -> list[dict]:
+    if not text:
+        return []
+    return list(json.loads(text).get("checks") or [])
+
+
+def events(store: Store, run_id: str, limit: int = 50) -> list[dict]:
+    return list(store.query("SELECT at, kind, message FROM events WHERE run_id = ? ORDER BY id DESC LIMIT ?",
+                            [run_id, limit]))

@@ -1,0 +1,171 @@
+"""Modal dialogs; each dismisses a typed result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, OptionList, RadioButton, RadioSet, Static
+from textual.widgets.option_list import Option
+
+from passgate.core.errors import PassgateError
+
+
+class ErrorScreen(ModalScreen[None]):
+    """An error as a title and a sentence the operator can act on."""
+
+    BINDINGS = [Binding("escape,enter", "dismiss", "Close")]
+
+    def __init__(self, title: str, message: str):
+        super().__init__()
+        self.error_title, self.error_message = title, message
+
+    @classmethod
+    def from_exception(cls, error: Exception) -> "ErrorScreen":
+        if isinstance(error, PassgateError):
+            return cls(error.title, error.message)
+        return cls(type(error).__name__, str(error) or repr(error))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog error"):
+            yield Label(self.error_title, classes="dialog-title")
+            yield Static(self.error_message, id="error-message", markup=False)
+            yield Button("Close", id="close", variant="error")
+
+    @on(Button.Pressed, "#close")
+    def _close(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question."""
+
+    BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes")]
+
+    def __init__(self, title: str, question: str):
+        super().__init__()
+        self.question_title, self.question = title, question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question_title, classes="dialog-title")
+            yield Static(self.question, markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Yes", id="yes", variant="warning")
+                yield Button("No", id="no")
+
+    @on(Button.Pressed, "#yes")
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def action_no(self) -> None:
+        self.dismiss(False)
+
+
+class PathScreen(ModalScreen[str | None]):
+    """Ask for a file path (open a manifest, export a report)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, prompt: str, value: str = ""):
+        super().__init__()
+        self.path_title, self.prompt, self.value = title, prompt, value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.path_title, classes="dialog-title")
+            yield Static(self.prompt, markup=False)
+            yield Input(self.value, id="path")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("OK", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#ok")
+    def _ok(self) -> None:
+        value = self.query_one("#path", Input).value.strip()
+        self.dismiss(value or None)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PickRunScreen(ModalScreen[str | None]):
+    """Choose a run (a baseline, or the other side of a comparison)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, runs: list[tuple[str, str]]):
+        super().__init__()
+        self.pick_title, self.runs = title, runs
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Label(self.pick_title, classes="dialog-title")
+            yield OptionList(*[Option(label, id=run_id) for run_id, label in self.runs], id="runs")
+            if not self.runs:
+                yield Static("No other run in the record.")
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass(frozen=True)
+class SignoffDecision:
+    """What a reviewer decided on one relaxed boundary."""
+
+    boundary: str
+    decision: str                  # approve | refuse
+    reviewer: str
+    statement: str
+
+
+class SignoffScreen(ModalScreen[SignoffDecision | None]):
+    """Approve or refuse a relaxed boundary; a statement is required either way."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, boundary: str, summary: str, reviewer: str):
+        super().__init__()
+        self.boundary, self.summary, self.reviewer = boundary, summary, reviewer
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Label(f"Sign off: {self.boundary}", classes="dialog-title")
+            yield Static(self.summary, markup=False, id="signoff-summary")
+            yield Label("Reviewer")
+            yield Input(self.reviewer, id="reviewer")
+            with RadioSet(id="decision"):
+                yield RadioButton("approve", id="approve", value=True)
+                yield RadioButton("refuse", id="refuse")
+            yield Label("Statement (why)")
+            yield Input(placeholder="what you checked and why you accept or refuse it", id="statement")
+            yield Static("", id="signoff-error", classes="form-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Record", id="record", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    @on(Button.Pressed, "#record")
+    @on(Input.Submitted, "#statement")
+    def _record(self) -> None:
+        reviewer = self.query_one("#reviewer", Input).value.strip()
+        statement = self.query_one("#statement", Input).value.strip()
+        pressed = self.query_one("#decision", RadioSet).pressed_button
+        if not reviewer or not statement:
+            self.query_one("#signoff-error", Static).update("A reviewer name and a statement are required.")
+            return
+        self.dismiss(SignoffDecision(self.boundary, pressed.id if pressed else "approve", reviewer, statement))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

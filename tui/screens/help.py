@@ -1,0 +1,39 @@
+"""Help: the screens, their keys, and the headless command behind each action."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Markdown
+
+HELP = """\
+**Anywhere**: `ctrl+p` command palette · `f1` this help · `ctrl+t` light/dark theme · `escape` back · `ctrl+q` quit
+
+| screen | keys | headless equivalent |
+|---|---|---|
+| Runs | `n` new run · `o` open manifest · `enter` report · `l` live · `v` verdict · `i` failures · `b` boundaries · `c` compare · `r` resume · `/` search | `passgate run`, `passgate report` |
+| New run | `ctrl+n` next step · `ctrl+b` back a step · `ctrl+l` launch | `passgate freeze M -o F`, `passgate run F` |
+| Live run | `c` cancel (containers removed) · `r` resume · `enter` report · `v` verdict · `i` failures | `passgate run --resume RUN` |
+| Report | `v` verdict · `i` failures · `b` boundaries · `e` export | `passgate report RUN` |
+| Verdict | `a` choose baseline · `b` boundaries · `e` export | `passgate gate RUN --baseline RUN` |
+| Failures | `x` rerun candidate · `t` rerun task · `/` search | `core.rerun.rerun_task` |
+| Boundaries | `s` sign off the selected relaxation | `passgate signoff RUN --boundary B` |
+| Compare | `a` choose the other run | `passgate compare A B` |
+
+A run's record is append-only: a rerun adds attempts and never changes a decided outcome; a
+sign-off adds a row; cancelling records the run as cancelled and `r` resumes it from the record.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and journeys."""
+
+    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Label("passgate console — help", classes="dialog-title")
+            with VerticalScroll(id="help-body"):
+                yield Markdown(HELP)

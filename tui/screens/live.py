@@ -1,0 +1,189 @@
+"""Live run: per-slice progress, throughput, ETA, failure classes, recent failures, sandbox use; cancel, resume.
+
+Two sources, both cheap: the engine's progress messages (phase, rate, ETA) when the run was
+launched from this console, and a poll of the record every `poll_interval` seconds (slices,
+classes, recent failures, resources), which also follows a run started by `passgate run`.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
+
+from .. import records
+from ..records import LiveSnapshot
+from ..widgets.slices import SliceBars
+from .base import RecordScreen
+
+PHASES = {"preflight": "boundary self-probe and preflight", "calibrate": "self-check of reference solutions",
+          "generate": "generating candidates", "grade": "grading", "recheck": "re-running timeouts alone",
+          "finished": "finished"}
+
+
+def fmt_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}h{m:02d}m" if h else (f"{m}m{s:02d}s" if m else f"{s}s")
+
+
+class LiveRunScreen(RecordScreen):
+    """Watch one run; launched here (`launch`) or elsewhere (`run_id`, followed through the record)."""
+
+    BINDINGS = [
+        Binding("c", "cancel_run", "Cancel run"),
+        Binding("r", "resume", "Resume"),
+        Binding("enter", "report", "Report"),
+        Binding("v", "verdict", "Verdict"),
+        Binding("i", "inspect", "Failures"),
+    ]
+
+    def __init__(self, *, run_id: str | None = None, launch=None):
+        super().__init__()
+        self.run_id = run_id or (launch.run_id if launch else None)
+        self.follows = launch.token if launch else None
+        self.snapshot: LiveSnapshot | None = None
+        self._rate_origin: tuple[float, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="live"):
+            yield Static("starting…", id="live-status")
+            with Horizontal(id="live-overall"):
+                yield ProgressBar(total=None, show_eta=False, id="overall")
+                yield Static("", id="live-rate")
+            yield SliceBars(id="slices")
+            with Horizontal(id="live-tables"):
+                with Vertical(id="classes-pane"):
+                    yield Label("Not passed, by class", classes="pane-title")
+                    yield DataTable(id="classes", cursor_type="none", show_cursor=False)
+                with Vertical(id="recent-pane"):
+                    yield Label("Recent failures", classes="pane-title")
+                    yield DataTable(id="recent", cursor_type="row")
+            yield Static("", id="resources")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#classes", DataTable).add_columns("class", "candidates")
+        self.query_one("#recent", DataTable).add_columns("task", "#", "outcome", "class", "detail")
+        launch = self._launch()
+        if launch is not None and launch.last is not None:
+            self.engine_progress(launch)
+        self.poll()
+        self.set_interval(self.app.poll_interval, self.poll)
+
+    def _launch(self):
+        return self.app.launches.get(self.follows) if self.follows else None
+
+    def poll(self) -> None:
+        launch = self._launch()
+        if self.run_id is None and launch is not None:
+            self.run_id = launch.run_id
+        if self.run_id:
+            self.load("snapshot", records.live_snapshot, self.run_id)
+
+    # ---- engine messages (from the app) -----------------------------------------------
+    def engine_progress(self, launch) -> None:
+        p = launch.last
+        self.run_id = self.run_id or launch.run_id
+        bar = self.query_one("#overall", ProgressBar)
+        if p.total:
+            bar.update(total=p.total, progress=p.done)
+        rate = f"{p.rate:.1f}/s" if p.rate else "—"
+        self.query_one("#live-rate", Static).update(f"{p.done}/{p.total}  {rate}  ETA {fmt_duration(p.eta_s)}"
+                                                    if p.total else "")
+        self.query_one("#live-status", Static).update(
+            f"[b]{self.run_id or ''}[/b]  {PHASES.get(p.phase, p.phase)}  {p.message}")
+
+    def engine_done(self, launch) -> None:
+        self.run_id = self.run_id or launch.run_id
+        self.poll()
+
+    # ---- record polls -----------------------------------------------------------------
+    def show_snapshot(self, snap: LiveSnapshot) -> None:
+        self.snapshot = snap
+        launch = self._launch()
+        engine_live = launch is not None and launch.active and launch.last is not None
+        if not engine_live:
+            self.query_one("#overall", ProgressBar).update(total=snap.total or None, progress=snap.decided)
+            self.query_one("#live-rate", Static).update(f"{snap.decided}/{snap.total}  {self._polled_rate(snap)}")
+            note = f"  [red]{snap.error}[/red]" if snap.error else ""
+            self.query_one("#live-status", Static).update(f"[b]{snap.run_id}[/b]  {snap.name}  {snap.status}{note}"
+                                                          + ("  — press enter for the report"
+                                                             if snap.status == "completed" else ""))
+        self.query_one(SliceBars).update_slices(snap.slices)
+        classes = self.query_one("#classes", DataTable)
+        classes.clear()
+        for name, n in snap.classes.items():
+            classes.add_row(name, n)
+        recent = self.query_one("#recent", DataTable)
+        recent.clear()
+        for f in snap.recent:
+            recent.add_row(f["task_id"], f["candidate_index"], f["outcome"], f["failure_class"] or "",
+                           (f["detail"] or f["reason"] or "").splitlines()[0][:70] if (f["detail"] or f["reason"]) else "",
+                           key=f"{f['task_id']}|{f['candidate_index']}")
+        r = snap.resources
+        self.query_one("#resources", Static).update(
+            f"sandbox: {r.get('executions') or 0} executions in {r.get('containers') or 0} containers · "
+            f"CPU mean {r.get('mean_cpu_s') or 0:.3f}s max {r.get('max_cpu_s') or 0:.3f}s · "
+            f"wall mean {r.get('mean_wall_s') or 0:.3f}s · peak RSS {(r.get('max_rss_kb') or 0) / 1024:.1f} MiB · "
+            f"output {(r.get('out_bytes') or 0) / 1024:.1f} KiB · infra attempts {r.get('infra_attempts') or 0}")
+
+    def _polled_rate(self, snap: LiveSnapshot) -> str:
+        if snap.status not in records.ACTIVE_STATUSES:
+            return ""
+        now = time.monotonic()
+        if self._rate_origin is None:
+            self._rate_origin = (now, snap.decided)
+            return ""
+        t0, d0 = self._rate_origin
+        rate = (snap.decided - d0) / (now - t0) if now > t0 else 0.0
+        eta = (snap.total - snap.decided) / rate if rate > 0 else None
+        return f"{rate:.1f}/s  ETA {fmt_duration(eta)}"
+
+    # ---- actions ----------------------------------------------------------------------
+    def action_cancel_run(self) -> None:
+        launch = self._launch()
+        if launch is None or not launch.active:
+            self.notify("Only a run launched and still running in this console can be cancelled here.",
+                        severity="warning")
+            return
+        launch.cancel.set()
+        self.query_one("#live-status", Static).update(f"[b]{self.run_id or ''}[/b]  cancelling: removing containers…")
+
+    def action_resume(self) -> None:
+        launch = self._launch()
+        if launch is not None and launch.active:
+            self.notify("The run is still running.", severity="warning")
+            return
+        if self.run_id is None:
+            return
+        status = self.snapshot.status if self.snapshot else ""
+        if status not in records.RESUMABLE_STATUSES:
+            self.notify(f"Run {self.run_id} is {status}; nothing to resume.", severity="warning")
+            return
+        new = self.app.launch("resume", self.run_id)
+        if new is not None:
+            self.follows = new.token
+            self._rate_origin = None
+
+    def action_report(self) -> None:
+        if self.run_id:
+            from .report import ReportScreen
+            self.app.push_screen(ReportScreen(self.run_id))
+
+    def action_verdict(self) -> None:
+        if self.run_id:
+            from .verdict import VerdictScreen
+            self.app.push_screen(VerdictScreen(self.run_id))
+
+    def action_inspect(self) -> None:
+        if self.run_id:
+            from .inspector import InspectorScreen
+            self.app.push_screen(InspectorScreen(self.run_id))

@@ -1,0 +1,193 @@
+"""Runs: every run in the record with status, model, manifest id, pass@1 and verdict; filter and search."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+
+from .. import records
+from ..records import RunRow
+from .base import RecordScreen
+
+STATUS_CHOICES = [("all statuses", "")] + [(s, s) for s in
+                                            ("running", "completed", "interrupted", "cancelled", "failed", "refused")]
+COLUMNS = ("run", "status", "name", "model", "manifest", "pass@1", "verdict", "decided", "created")
+
+
+def verdicts_for(store, rows: list[RunRow]) -> dict[str, str]:
+    """Verdict word per completed run, from core.gate when it is installed ({} otherwise)."""
+    try:
+        from passgate.core.gate import verdict_word
+    except ImportError:
+        return {}
+    return {r.run_id: verdict_word(store, r.run_id) for r in rows if r.status == "completed"}
+
+
+def load_runs(store) -> tuple[list[RunRow], dict[str, str]]:
+    rows = records.run_rows(store)
+    return rows, verdicts_for(store, rows)
+
+
+class RunsScreen(RecordScreen):
+    """The home screen: pick a run, or start a new one."""
+
+    AUTO_FOCUS = "#runs"
+
+    BINDINGS = [
+        Binding("n", "new_run", "New run"),
+        Binding("o", "open_manifest", "Open manifest"),
+        Binding("enter", "report", "Report", show=True),
+        Binding("l", "live", "Live"),
+        Binding("v", "verdict", "Verdict"),
+        Binding("i", "inspect", "Failures"),
+        Binding("b", "boundaries", "Boundaries"),
+        Binding("c", "compare", "Compare"),
+        Binding("r", "resume", "Resume"),
+        Binding("slash", "search", "Search"),
+        Binding("f5", "refresh", "Refresh"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[RunRow] = []
+        self.verdicts: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="runs-filters"):
+            yield Input(placeholder="search run, name, model, manifest, operator…", id="search")
+            yield Select(STATUS_CHOICES, value="", allow_blank=False, id="status")
+        table = DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        table.add_columns(*COLUMNS)
+        yield table
+        yield Static("", id="runs-summary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = str(self.app.db_path)
+        self.action_refresh()
+        self.set_interval(max(2.0, self.app.poll_interval * 2), self.action_refresh)
+
+    def on_screen_resume(self) -> None:
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.load("runs", load_runs)
+
+    def show_runs(self, data: tuple[list[RunRow], dict[str, str]]) -> None:
+        self.rows, self.verdicts = data
+        self._fill()
+
+    def _visible(self) -> list[RunRow]:
+        text = self.query_one("#search", Input).value.strip()
+        status = self.query_one("#status", Select).value
+        return [r for r in self.rows if (not status or r.status == status) and (not text or r.matches(text)
+                                                                                   or text in self.verdicts.get(r.run_id, ""))]
+
+    def _fill(self) -> None:
+        table = self.query_one("#runs", DataTable)
+        selected = self.selected_run()
+        table.clear()
+        visible = self._visible()
+        for r in visible:
+            table.add_row(r.run_id, r.status, r.name, r.model, r.manifest_id,
+                          "—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}",
+                          self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", r.created_at[:19].replace("T", " "),
+                          key=r.run_id)
+        if selected and selected in {r.run_id for r in visible}:
+            table.move_cursor(row=table.get_row_index(selected))
+        shown = f"{len(visible)} of {len(self.rows)} runs" if len(visible) != len(self.rows) else f"{len(self.rows)} runs"
+        self.query_one("#runs-summary", Static).update(
+            f"{shown} in {self.app.db_path}" if self.rows else
+            "No runs yet. Press n to build a manifest and launch a run, or o to open a manifest file.")
+
+    @on(Input.Changed, "#search")
+    @on(Select.Changed, "#status")
+    def _filter(self) -> None:
+        self._fill()
+
+    @on(Input.Submitted, "#search")
+    def _search_done(self) -> None:
+        self.query_one("#runs", DataTable).focus()
+
+    @on(DataTable.RowSelected, "#runs")
+    def _open(self) -> None:
+        self.action_report()
+
+    def selected_run(self) -> str | None:
+        table = self.query_one("#runs", DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    def _require_run(self) -> str | None:
+        run_id = self.selected_run()
+        if run_id is None:
+            self.notify("Select a run first.", severity="warning")
+        return run_id
+
+    # ---- actions ----------------------------------------------------------------------
+    def action_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    def action_new_run(self) -> None:
+        from .wizard import WizardScreen
+        self.app.push_screen(WizardScreen())
+
+    def action_open_manifest(self) -> None:
+        from .dialogs import PathScreen
+        from .wizard import WizardScreen
+
+        def opened(path: str | None) -> None:
+            if path:
+                self.app.push_screen(WizardScreen(manifest_path=path))
+        self.app.push_screen(PathScreen("Open a manifest", "Path of a manifest YAML file to review, freeze and launch:"),
+                             opened)
+
+    def action_report(self) -> None:
+        if run_id := self._require_run():
+            from .report import ReportScreen
+            self.app.push_screen(ReportScreen(run_id))
+
+    def action_live(self) -> None:
+        if run_id := self._require_run():
+            from .live import LiveRunScreen
+            launch = self.app.launch_for(run_id)
+            self.app.push_screen(LiveRunScreen(run_id=run_id, launch=launch))
+
+    def action_verdict(self) -> None:
+        if run_id := self._require_run():
+            from .verdict import VerdictScreen
+            self.app.push_screen(VerdictScreen(run_id))
+
+    def action_inspect(self) -> None:
+        if run_id := self._require_run():
+            from .inspector import InspectorScreen
+            self.app.push_screen(InspectorScreen(run_id))
+
+    def action_boundaries(self) -> None:
+        if run_id := self._require_run():
+            from .boundaries import BoundaryScreen
+            self.app.push_screen(BoundaryScreen(run_id))
+
+    def action_compare(self) -> None:
+        if run_id := self._require_run():
+            from .compare import CompareScreen
+            self.app.push_screen(CompareScreen(run_id))
+
+    def action_resume(self) -> None:
+        run_id = self._require_run()
+        if run_id is None:
+            return
+        row = next(r for r in self.rows if r.run_id == run_id)
+        if row.status not in records.RESUMABLE_STATUSES:
+            self.notify(f"Run {run_id} is {row.status}; only an unfinished run resumes.", severity="warning")
+            return
+        launch = self.app.launch("resume", run_id)
+        if launch is not None:
+            from .live import LiveRunScreen
+            self.app.push_screen(LiveRunScreen(run_id=run_id, launch=launch))
