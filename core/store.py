@@ -165,8 +165,13 @@ class Store:
             raise StoreError(f"{table} is not an append-only table")
         staged: list[dict] = []
         pending: dict[str, str] = {}
+        columns = self._columns(table)
         for raw in rows:
-            row = {k: _plain(v) for k, v in raw.items()}
+            unknown = set(raw) - set(columns)
+            if unknown:
+                raise StoreError(f"{table} has no column(s) {', '.join(sorted(unknown))}")
+            # every column present, as SQLite returns it, so the hash recomputes on read
+            row = {c: _plain(raw.get(c)) for c in columns if c not in ("exec_id", "id")}
             run_id = row["run_id"]
             prev = pending.get(run_id) or self._prev_hash(table, run_id)
             row["prev_hash"] = prev
@@ -184,6 +189,13 @@ class Store:
         for run_id, h in pending.items():
             self._last_hash[(table, run_id)] = h
         return len(staged)
+
+    def _columns(self, table: str) -> list[str]:
+        if not hasattr(self, "_column_cache"):
+            self._column_cache: dict[str, list[str]] = {}
+        if table not in self._column_cache:
+            self._column_cache[table] = [c.name for c in self.db[table].columns]
+        return self._column_cache[table]
 
     # ---- manifests and runs -------------------------------------------------------------
     def save_manifest(self, manifest_id: str, name: str, canonical_json: str, yaml_text: str,
@@ -264,8 +276,9 @@ def verify_chain(store: Store, run_id: str) -> list[dict]:
     findings = []
     for table in CHAINED_TABLES:
         prev = GENESIS
-        for row in store.db.query(f"SELECT rowid, * FROM {table} WHERE run_id = ? ORDER BY rowid", [run_id]):
-            rowid = row.pop("rowid")
+        for row in store.db.query(f"SELECT rowid AS pg_rowid, * FROM {table} WHERE run_id = ? ORDER BY rowid",
+                                  [run_id]):
+            rowid = row.pop("pg_rowid")
             if row["prev_hash"] != prev or row_digest(row, prev) != row["row_hash"]:
                 findings.append({"table": table, "rowid": rowid,
                                  "key": {k: row.get(k) for k in ("task_id", "candidate_index", "exec_id", "id")

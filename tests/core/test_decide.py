@@ -1,0 +1,67 @@
+"""When a candidate is decided: infra retries, timeout rechecks, reruns and flakiness (plain data)."""
+
+from passgate.core.decide import Attempt, Final, Need, Policy, decide
+
+
+def att(protected="passed", cls=None, purpose="grade", status="ok", public="passed", detail=""):
+    return Attempt(status=status, purpose=purpose, public_status=public, protected_status=protected,
+                   failure_class=cls, detail=detail, oom_killed="OOM-killed" in detail)
+
+
+INFRA = dict(status="infra_error", protected="not_run", public="not_run", cls="infra_error")
+
+
+def test_no_attempt_means_not_started():
+    assert decide([], Policy()) is None
+
+
+def test_one_pass_is_final_under_the_default_policy():
+    d = decide([att()], Policy())
+    assert isinstance(d, Final) and d.outcome == "passed" and d.protected_passed == 1 and d.public_passed == 1
+
+
+def test_infra_errors_are_retried_then_reported_apart():
+    p = Policy(infra_retries=2)
+    assert decide([att(**INFRA)], p) == Need("infra_retry")
+    assert decide([att(**INFRA)] * 2, p) == Need("infra_retry")
+    d = decide([att(**INFRA)] * 3, p)
+    assert d.outcome == "infra_error" and d.protected_passed == 0
+
+
+def test_an_infra_error_then_a_model_verdict_counts_the_model_verdict():
+    d = decide([att(**INFRA), att("failed", "wrong_answer", public="failed")], Policy())
+    assert d.outcome == "failed" and d.failure_class == "wrong_answer" and d.attempts == 2
+
+
+def test_a_timeout_is_rerun_alone_before_it_is_final():
+    p = Policy()
+    assert decide([att("failed", "timeout")], p) == Need("timeout_recheck")
+    passed_alone = decide([att("failed", "timeout"), att(purpose="timeout_recheck")], p)
+    assert passed_alone.outcome == "passed" and "alone" in passed_alone.reason
+    still = decide([att("failed", "timeout"), att("failed", "timeout", purpose="timeout_recheck")], p)
+    assert still.outcome == "failed" and still.failure_class == "timeout"
+
+
+def test_rerun_policy_all_asks_for_every_attempt_and_disagreement_is_flaky():
+    p = Policy(rerun_policy="all", rerun_count=3)
+    assert decide([att()], p) == Need("rerun")
+    assert decide([att(), att(purpose="rerun")], p) == Need("rerun")
+    d = decide([att(), att("failed", "wrong_answer", purpose="rerun"), att(purpose="rerun")], p)
+    assert d.outcome == "flaky" and d.protected_passed == 0 and d.failure_class == "wrong_answer"
+
+
+def test_rerun_policy_failures_reruns_only_failures():
+    p = Policy(rerun_policy="failures", rerun_count=2)
+    assert isinstance(decide([att()], p), Final)
+    assert decide([att("failed", "wrong_answer")], p) == Need("rerun")
+
+
+def test_public_verdict_is_unknown_when_the_task_has_no_public_tests():
+    d = decide([att(public="not_run")], Policy())
+    assert d.public_passed is None
+
+
+def test_a_candidate_that_kills_its_sandbox_for_memory_twice_fails_for_memory():
+    oom = dict(INFRA, detail="container exited with 137, OOM-killed")
+    d = decide([att(**oom), att(**oom)], Policy(infra_retries=5))
+    assert d.outcome == "failed" and d.failure_class == "memory_exceeded"

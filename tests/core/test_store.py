@@ -1,0 +1,72 @@
+"""The SQLite record: versioned schema, append-only chained rows, integrity."""
+
+import sqlite3
+
+import pytest
+
+from passgate.core.errors import StoreError
+from passgate.core.store import SCHEMA_VERSION, Store, verify_chain
+
+
+def exec_row(run_id, i, **over):
+    row = {"run_id": run_id, "task_id": f"T/{i}", "candidate_index": 0, "attempt": 1, "purpose": "grade",
+           "program_sha256": "x", "status": "ok", "public_status": "passed", "protected_status": "passed",
+           "failure_class": None, "detail": "", "cpu_s": 0.01 * i, "wall_s": 0.02}
+    row.update(over)
+    return row
+
+
+def test_new_file_gets_the_current_schema_version(tmp_path):
+    s = Store(tmp_path / "r.db")
+    assert s.schema_version() == SCHEMA_VERSION
+    assert {"runs", "tasks", "candidates", "executions", "outcomes", "signoffs", "manifests"} <= set(s.db.table_names())
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "r.db"
+    Store(path).db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="newer than this passgate"):
+        Store(path)
+
+
+def test_execution_rows_refuse_update_and_delete(tmp_path):
+    s = Store(tmp_path / "r.db")
+    s.append("executions", [exec_row("r1", 1)])
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        s.db.execute("UPDATE executions SET status = 'ok'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        s.db.execute("DELETE FROM executions")
+
+
+def test_duplicate_outcome_is_refused(tmp_path):
+    s = Store(tmp_path / "r.db")
+    row = {"run_id": "r1", "task_id": "T/0", "candidate_index": 0, "outcome": "passed", "protected_passed": 1}
+    s.append("outcomes", [row])
+    with pytest.raises(StoreError, match="duplicate"):
+        s.append("outcomes", [row])
+
+
+def test_chain_links_rows_and_survives_reopening(tmp_path):
+    path = tmp_path / "r.db"
+    s = Store(path)
+    s.append("executions", [exec_row("r1", i) for i in range(3)])
+    s.close()
+    s = Store(path)
+    s.append("executions", [exec_row("r1", 3)])
+    rows = s.rows("executions", "r1")
+    assert [r["prev_hash"] for r in rows[1:]] == [r["row_hash"] for r in rows[:-1]]
+    assert verify_chain(s, "r1") == []
+
+
+def test_verify_names_the_first_altered_row(tmp_path):
+    s = Store(tmp_path / "r.db")
+    s.append("executions", [exec_row("r1", i, protected_status="failed", failure_class="wrong_answer")
+                            for i in range(5)])
+    s.db.execute("DROP TRIGGER executions_no_update")
+    s.db.execute("UPDATE executions SET protected_status = 'passed' WHERE task_id = 'T/2'")
+    findings = verify_chain(s, "r1")
+    assert findings and findings[0]["table"] == "executions" and findings[0]["key"]["task_id"] == "T/2"
+
+
+def test_integrity_check_passes_on_a_fresh_file(tmp_path):
+    assert Store(tmp_path / "r.db").integrity_ok()
