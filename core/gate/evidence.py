@@ -1,0 +1,205 @@
+"""Evidence quality: how far the record can be trusted as a measurement, condition by condition.
+
+Each condition grades the run strong / adequate / weak / invalid with a sentence saying what it
+measured against which threshold; the run's evidence is its worst condition. Thresholds come
+from the policy's `evidence` section; `invalid` is reserved for records that cannot be a
+measurement at all (run not completed, records altered, boundary unproven, nothing counted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .facts import GateFacts
+from .policy import CountBand, Policy, RateBand
+from .vocab import worst_evidence
+
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    level: str           # strong | adequate | weak | invalid
+    measured: str
+    threshold: str
+    sentence: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def assess(facts: GateFacts, policy: Policy) -> tuple[str, list[Condition]]:
+    """The run's evidence level and every condition behind it."""
+    conditions = [check(facts, policy) for check in CHECKS]
+    return worst_evidence(c.level for c in conditions), conditions
+
+
+def _rate(value: float | None, band: RateBand) -> str:
+    if value is None:
+        return "weak"
+    return "strong" if value <= band.strong else "adequate" if value <= band.adequate else "weak"
+
+
+def _count(value: int, band: CountBand) -> str:
+    return "strong" if value >= band.strong else "adequate" if value >= band.adequate else "weak"
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def _band_words(band: RateBand) -> str:
+    return f"strong <= {_pct(band.strong)}, adequate <= {_pct(band.adequate)}"
+
+
+def run_completed(f: GateFacts, p: Policy) -> Condition:
+    if f.status == "completed":
+        return Condition("run_completed", "strong", "completed", "completed", "The run completed.")
+    why = f": {f.error}" if f.error else ""
+    return Condition("run_completed", "invalid", f.status, "completed",
+                     f"The run is {f.status}, not completed{why}; its outcomes are not a measurement.")
+
+
+def records_intact(f: GateFacts, p: Policy) -> Condition:
+    if not f.chain_findings:
+        return Condition("records_intact", "strong", "chain intact", "chain intact",
+                         "Every chained record row matches its hash.")
+    first = f.chain_findings[0]
+    return Condition("records_intact", "invalid", f"{first['table']} row {first['rowid']} altered", "chain intact",
+                     f"The record was altered: {first['table']} row {first['rowid']} {first.get('key', {})} "
+                     f"({first['reason']}); run `passgate verify {f.run_id}`.")
+
+
+def ground_truth_selfcheck(f: GateFacts, p: Policy) -> Condition:
+    band = p.evidence.selfcheck_failed_fraction
+    sc = f.selfcheck or {}
+    if not sc:
+        return Condition("ground_truth_selfcheck", "weak", "not recorded", _band_words(band),
+                         "No ground-truth self-check is recorded: the grader was never shown to pass correct code.")
+    if not sc.get("ran"):
+        reason = sc.get("reason", "not run")
+        if reason == "the candidates are the references":
+            return Condition("ground_truth_selfcheck", "strong", "reference run", _band_words(band),
+                             "The candidates are the reference solutions: this run is itself the ground-truth check.")
+        return Condition("ground_truth_selfcheck", "adequate", reason, _band_words(band),
+                         f"The grader was not checked against reference solutions ({reason}).")
+    refs = int(sc.get("references") or 0)
+    bad = sc.get("failed") or []
+    frac = _ratio(len(bad), refs)
+    level = _rate(frac, band) if refs else "weak"
+    names = ", ".join(x.get("task_id", "?") for x in bad[:5]) + (" ..." if len(bad) > 5 else "")
+    detail = f"; failing: {names}" if bad else ""
+    return Condition("ground_truth_selfcheck", level, f"{len(bad)}/{refs} references fail ({_pct(frac)})",
+                     _band_words(band), f"{refs - len(bad)} of {refs} reference solutions pass their own protected "
+                     f"tests{detail}.")
+
+
+def boundary_self_probe(f: GateFacts, p: Policy) -> Condition:
+    checks = f.probe + f.preflight
+    if not f.probe:
+        return Condition("boundary_self_probe", "invalid", "no self-probe", "all checks pass",
+                         "No boundary self-probe is recorded: nothing shows the sandbox was closed.")
+    bad = [c for c in checks if not c.ok]
+    if bad:
+        listed = "; ".join(f"{c.name} ({c.saw})" for c in bad)
+        return Condition("boundary_self_probe", "invalid", f"{len(bad)} of {len(checks)} checks failed",
+                         "all checks pass", f"Boundary checks failed: {listed}.")
+    return Condition("boundary_self_probe", "strong", f"{len(checks)} checks passed", "all checks pass",
+                     f"All {len(f.probe)} self-probe checks inside the sandbox and {len(f.preflight)} container "
+                     "checks passed.")
+
+
+def protected_tests(f: GateFacts, p: Policy) -> Condition:
+    if not f.tasks:
+        return Condition("protected_tests", "invalid", "no tasks", "every task", "The run recorded no tasks.")
+    missing = f.tasks - f.tasks_with_protected
+    if missing:
+        return Condition("protected_tests", "adequate", f"{f.tasks_with_protected}/{f.tasks} tasks", "every task",
+                         f"{missing} of {f.tasks} tasks have no protected tests: they are graded on tests the model saw.")
+    return Condition("protected_tests", "strong", f"{f.tasks}/{f.tasks} tasks", "every task",
+                     f"All {f.tasks} tasks are graded on protected tests the model never saw.")
+
+
+def rerun_stability(f: GateFacts, p: Policy) -> Condition:
+    need = p.boundaries.rerun_stability.min_attempts
+    measured = f"{f.rerun_policy} x{f.rerun_count}"
+    if f.rerun_policy in ("failures", "all") and f.rerun_count >= 2:
+        return Condition("rerun_stability", "strong", measured, f"failures or all, x{need}",
+                         f"{'Failing' if f.rerun_policy == 'failures' else 'All'} candidates were run "
+                         f"{f.rerun_count} times; disagreeing attempts are counted as flaky, never as passes.")
+    return Condition("rerun_stability", "adequate", measured, f"failures or all, x{need}",
+                     "Each candidate was run once: flakiness was not measured.")
+
+
+def flaky_rate(f: GateFacts, p: Policy) -> Condition:
+    band = p.evidence.flaky_rate
+    rate = _ratio(f.counts.flaky, f.counts.counted)
+    return Condition("flaky_rate", _rate(rate, band), f"{f.counts.flaky}/{f.counts.counted} ({_pct(rate)})",
+                     _band_words(band), f"{_pct(rate)} of counted candidates were flaky (attempts disagreed).")
+
+
+def timeout_rate(f: GateFacts, p: Policy) -> Condition:
+    band = p.evidence.timeout_rate
+    rate = _ratio(f.counts.timeouts, f.counts.counted)
+    return Condition("timeout_rate", _rate(rate, band), f"{f.counts.timeouts}/{f.counts.counted} ({_pct(rate)})",
+                     _band_words(band), f"{_pct(rate)} of counted candidates failed by timeout.")
+
+
+def infra_error_rate(f: GateFacts, p: Policy) -> Condition:
+    band = p.evidence.infra_error_rate
+    rate = _ratio(f.counts.infra_error, f.counts.executed)
+    return Condition("infra_error_rate", _rate(rate, band),
+                     f"{f.counts.infra_error}/{f.counts.executed} ({_pct(rate)})", _band_words(band),
+                     f"The evaluator failed on {_pct(rate)} of executed candidates (left out of the score).")
+
+
+def holdout_cleanliness(f: GateFacts, p: Policy) -> Condition:
+    held = [s for s in f.slices if s.exposure == "holdout"]
+    c = f.contamination
+    if not held:
+        names = ", ".join(s.name for s in f.slices) or "none"
+        return Condition("holdout_cleanliness", "adequate", "no holdout", "clean holdout",
+                         f"Every slice is a public benchmark and exposed ({names}): scores may include memorisation.")
+    names = {s.name for s in held}
+    dirty = [x for x in c.findings if x.slice in names]
+    if dirty:
+        tasks = sorted({x.task_id for x in dirty})
+        kinds = sorted({x.kind for x in dirty})
+        return Condition("holdout_cleanliness", "weak", f"{len(tasks)} holdout tasks with findings", "clean holdout",
+                         f"The holdout is not clean: {len(tasks)} tasks have contamination findings "
+                         f"({', '.join(kinds)}): {', '.join(tasks[:5])}{' ...' if len(tasks) > 5 else ''}.")
+    if not c.corpus_checked:
+        return Condition("holdout_cleanliness", "adequate", "holdout not checked against a corpus", "clean holdout",
+                         "The holdout was not compared with a training or prompt corpus (set gate.contamination_corpus "
+                         "or pass --corpus), so its cleanliness is unproven.")
+    return Condition("holdout_cleanliness", "strong", "clean", "clean holdout",
+                     f"The holdout ({', '.join(sorted(names))}) shows no {c.ngram}-gram overlap with {c.corpus} "
+                     "and no candidate reproduces a reference solution.")
+
+
+def sample_size(f: GateFacts, p: Policy) -> Condition:
+    band = p.evidence.tasks
+    n = f.score.tasks
+    level = "invalid" if n == 0 else _count(n, band)
+    return Condition("sample_size", level, f"{n} tasks", f"strong >= {band.strong}, adequate >= {band.adequate}",
+                     f"{n} tasks have at least one counted candidate." if n else "No candidate was counted.")
+
+
+def interval_width(f: GateFacts, p: Policy) -> Condition:
+    band = p.evidence.interval_width
+    s = f.score
+    w = s.width
+    if w is None:
+        return Condition("interval_width", "weak", "no interval", _band_words(band),
+                         "No pass@1 interval could be computed.")
+    return Condition("interval_width", _rate(w, band), f"{w:.3f}", _band_words(band),
+                     f"pass@1 is {s.pass_at_1:.3f} with a {int(round(100 * s.level))}% interval "
+                     f"[{s.ci_low:.3f}, {s.ci_high:.3f}] (width {w:.3f}).")
+
+
+CHECKS = (run_completed, records_intact, ground_truth_selfcheck, boundary_self_probe, protected_tests,
+          rerun_stability, flaky_rate, timeout_rate, infra_error_rate, holdout_cleanliness, sample_size,
+          interval_width)

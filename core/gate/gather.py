@@ -1,0 +1,199 @@
+"""Read a run's record into GateFacts: the only part of the gate that touches the store."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from ..store import Store, verify_chain
+from . import contamination as cm
+from .facts import (CheckFact, Contamination, Counts, DeclaredRelaxation, Finding, GateFacts, SignoffFact,
+                    SliceFact)
+from .policy import Policy
+from .stats import score
+
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
+
+
+def _json(text, default):
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError:
+        return default
+
+
+def _checks(blob: str | None, source: str) -> tuple[CheckFact, ...]:
+    data = _json(blob, {})
+    return tuple(CheckFact(c.get("name", "?"), bool(c.get("ok")), str(c.get("saw", "")), c.get("boundary", "?"), source)
+                 for c in data.get("checks", []) if isinstance(c, dict))
+
+
+def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Path | None = None,
+                 check_contamination: bool = True) -> GateFacts:
+    """Everything the verdict reads about one run.
+
+    `corpus` overrides the manifest's contamination corpus; `check_contamination=False` skips the
+    n-gram checks (sign-off and listing need only the boundaries).
+    """
+    run = store.run(run_id)
+    rid = run["run_id"]
+    stored = store.manifest(run["manifest_id"])
+    m = _json(stored["canonical_json"], {})
+    ex, gate, sc = m.get("execution", {}), m.get("gate", {}), m.get("scoring", {})
+    task_rows = store.rows("tasks", rid, order="position")
+    slices = _slices(m, task_rows)
+    exposure = {s.name: s.exposure for s in slices}
+    counts, per_task = _outcomes(store, rid, task_rows)
+    interval = {**sc.get("interval", {}), "aggregation": sc.get("aggregation", "micro"),
+                "weights": sc.get("weights", {})}
+    preflight = _checks(run.get("preflight_json"), "preflight")
+    corpus_path = Path(corpus) if corpus else _manifest_path(stored.get("source_path"), gate.get("contamination_corpus"))
+    return GateFacts(
+        run_id=rid, status=run.get("status") or "", operator=run.get("operator") or "",
+        manifest_id=run["manifest_id"], manifest_policy=gate.get("policy", "secure-default"),
+        model=run.get("model") or "", candidate_source=m.get("candidates", {}).get("source", ""),
+        runner=ex.get("runner", "docker"), runtime=_runtime_used(run, preflight), image=run.get("image") or "",
+        image_digest=run.get("image_digest") or "", pinned_digest=ex.get("image_digest") or "",
+        limits=_json(run.get("limits_json"), {}), probe=_checks(run.get("probe_json"), "probe"), preflight=preflight,
+        selfcheck=_json(run.get("selfcheck_json"), {}),
+        declared=tuple(DeclaredRelaxation(r.get("boundary", ""), r.get("setting", ""), r.get("justification", ""))
+                       for r in gate.get("relaxations", [])),
+        packages=tuple(ex.get("packages", [])), rerun_policy=ex.get("reruns", {}).get("policy", "none"),
+        rerun_count=int(ex.get("reruns", {}).get("count", 1)), slices=slices, tasks=len(task_rows),
+        tasks_with_protected=sum(1 for t in task_rows if (t.get("protected_tests") or "").strip()),
+        counts=counts, score=score(per_task, interval), per_task=per_task,
+        chain_findings=tuple(verify_chain(store, rid)),
+        signoffs=tuple(SignoffFact(r["boundary"], r["reviewer"] or "", r["decision"] or "", r["statement"] or "",
+                                   r["at"] or "") for r in store.rows("signoffs", rid)),
+        contamination=_contamination(store, rid, task_rows, exposure, policy, corpus_path,
+                                     m.get("candidates", {}).get("source", ""))
+        if check_contamination else Contamination(notes=("contamination not checked",)),
+        interval=interval, error=run.get("error") or "")
+
+
+def _manifest_path(source_path: str | None, value: str | None) -> Path | None:
+    if not value:
+        return None
+    p = Path(value).expanduser()
+    if not p.is_absolute() and source_path:
+        p = Path(source_path).resolve().parent / p
+    return p
+
+
+def _runtime_used(run: dict, preflight: tuple[CheckFact, ...]) -> str:
+    """The container's runtime: the preflight's observation when it disagrees with the request."""
+    for c in preflight:
+        if c.name == "runtime" and not c.ok:
+            seen = re.match(r"runtime '([^']*)'", c.saw)
+            return seen.group(1) if seen else "unknown"
+    return run.get("runtime") or ""
+
+
+def _slices(m: dict, task_rows: list[dict]) -> tuple[SliceFact, ...]:
+    kinds = {(s.get("slice") or s.get("kind")): s.get("kind", "") for s in m.get("tasks", {}).get("sets", [])}
+    by_slice: dict[str, list[dict]] = defaultdict(list)
+    for t in task_rows:
+        by_slice[t["slice"]].append(t)
+    out = []
+    for name, rows in by_slice.items():
+        kind = kinds.get(name, "")
+        # public benchmarks are exposed, whatever a row says; a product slice is a holdout only if declared so
+        held = kind not in PUBLIC_KINDS and all(r.get("exposure") == "holdout" for r in rows)
+        out.append(SliceFact(name, rows[0].get("set_id") or "", kind, "holdout" if held else "exposed", len(rows)))
+    return tuple(out)
+
+
+def _task_hash(t: dict) -> str:
+    body = "\0".join(t.get(k) or "" for k in ("prompt", "entry_point", "public_tests", "protected_tests"))
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def _outcomes(store: Store, rid: str, task_rows: list[dict]) -> tuple[Counts, dict]:
+    slice_of = {t["task_id"]: t["slice"] for t in task_rows}
+    nc = {t["task_id"]: [0, 0] for t in task_rows}
+    tally: dict[str, int] = defaultdict(int)
+    violators = {(r["task_id"], r["candidate_index"]) for r in store.query(
+        "SELECT DISTINCT task_id, candidate_index FROM executions WHERE run_id = ? AND candidate_index >= 0 AND "
+        "(failure_class = 'sandbox_violation' OR (violations_json IS NOT NULL AND violations_json NOT IN ('', '[]')))",
+        [rid])}
+    for o in store.query("SELECT task_id, candidate_index, outcome, failure_class, public_passed, protected_passed "
+                         "FROM outcomes WHERE run_id = ?", [rid]):
+        tally["candidates"] += 1
+        tally[o["outcome"]] += 1
+        if o["outcome"] in ("passed", "failed", "flaky"):
+            nc.setdefault(o["task_id"], [0, 0])
+            nc[o["task_id"]][0] += 1
+            nc[o["task_id"]][1] += int(o["protected_passed"] or 0)
+            if o["outcome"] == "failed" and o["failure_class"] == "timeout":
+                tally["timeouts"] += 1
+            if o["public_passed"] is not None:
+                tally["public_graded"] += 1
+                tally["public_passed"] += int(o["public_passed"])
+                tally["protected_passed_of_public"] += int(o["protected_passed"] or 0)
+        if o["failure_class"] == "sandbox_violation":
+            violators.add((o["task_id"], o["candidate_index"]))
+    counts = Counts(candidates=tally["candidates"], passed=tally["passed"], failed=tally["failed"],
+                    flaky=tally["flaky"], infra_error=tally["infra_error"], excluded=tally["excluded"],
+                    timeouts=tally["timeouts"], sandbox_violations=len(violators),
+                    public_graded=tally["public_graded"], public_passed=tally["public_passed"],
+                    protected_passed_of_public=tally["protected_passed_of_public"])
+    hashes = {t["task_id"]: _task_hash(t) for t in task_rows}
+    per_task = {tid: (n, c, slice_of.get(tid, ""), hashes.get(tid, "")) for tid, (n, c) in nc.items()}
+    return counts, per_task
+
+
+def _contamination(store: Store, rid: str, task_rows: list[dict], exposure: dict, policy: Policy,
+                   corpus: Path | None, source: str) -> Contamination:
+    settings = policy.contamination
+    n = settings.ngram
+    findings: list[Finding] = []
+    notes: list[str] = []
+    corpus_label = ""
+    if corpus is not None:
+        corpus_label = cm.corpus_fingerprint(corpus)
+        texts = [cm.TaskText(t["task_id"], t["slice"], exposure.get(t["slice"], "exposed"), t.get("prompt") or "",
+                             t.get("reference_solution") or "", t.get("protected_tests") or "") for t in task_rows]
+        for t, ov in zip(texts, cm.task_overlaps(texts, cm.corpus_segments(corpus), n)):
+            if ov.matched and ov.fraction >= settings.task_overlap:
+                findings.append(Finding(t.task_id, t.slice, t.exposure, "task_in_corpus", round(ov.fraction, 4),
+                                        ov.matched, ov.compared, f"e.g. \"{ov.example}\""))
+    else:
+        notes.append("no contamination corpus given: tasks were not compared with training or prompt data")
+    refs_checked = source != "reference"
+    if refs_checked:
+        findings += _reference_findings(store, rid, task_rows, exposure, settings.reference_overlap, n)
+    else:
+        notes.append("the candidates are the reference solutions: reproduction of references was not checked")
+    return Contamination(corpus_checked=corpus is not None, corpus=corpus_label, references_checked=refs_checked,
+                         ngram=n, findings=tuple(findings), notes=tuple(notes))
+
+
+def _reference_findings(store, rid, task_rows, exposure, threshold, n) -> list[Finding]:
+    tasks = {t["task_id"]: t for t in task_rows if (t.get("reference_solution") or "").strip()}
+    worst: dict[str, tuple[cm.Overlap, int, int]] = {}
+    seen: set[tuple[str, str]] = set()
+    for c in store.query("SELECT task_id, program, program_sha256 FROM candidates WHERE run_id = ? "
+                         "AND gen_status = 'ok'", [rid]):
+        t = tasks.get(c["task_id"])
+        if t is None or (c["task_id"], c["program_sha256"]) in seen:
+            continue
+        seen.add((c["task_id"], c["program_sha256"]))
+        ov = cm.reference_overlap(t.get("prompt") or "", t["reference_solution"], c["program"] or "", n)
+        if ov is None:
+            continue
+        best, flagged, total = worst.get(c["task_id"], (ov, 0, 0))
+        flagged += ov.fraction >= threshold
+        worst[c["task_id"]] = (ov if ov.fraction >= best.fraction else best, flagged, total + 1)
+    out = []
+    for tid, (ov, flagged, total) in worst.items():
+        if flagged:
+            t = tasks[tid]
+            out.append(Finding(tid, t["slice"], exposure.get(t["slice"], "exposed"), "candidate_reproduces_reference",
+                               round(ov.fraction, 4), ov.matched, ov.compared,
+                               f"{flagged} of {total} distinct programs reproduce the reference"))
+    return out
