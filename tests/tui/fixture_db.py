@@ -1,6 +1,7 @@
 """A fixed record for snapshot tests: written through the real Store, with no clock and no randomness.
 
-Three runs of one manifest (tests/tui/fixtures/fixed-manifest.yaml) over 8 tasks in two slices,
+Three runs of one manifest (tests/tui/fixtures/fixed-manifest.yaml, whose policy path is relative:
+build and open it with tests/tui/fixtures as the working directory) over 8 tasks in two slices,
 two candidates each: a completed run, an earlier completed baseline, and an interrupted run.
 The journeys in test_journeys.py use real runs instead; this file exists so screens can be
 snapshotted byte for byte.
@@ -76,6 +77,9 @@ def build(path: str | Path) -> Path:
     store.save_manifest(manifest.manifest_id, manifest.name, manifest.canonical_json(), text, str(MANIFEST))
     _run(store, manifest.manifest_id, BASELINE, "2026-11-29T09:00:00.000+00:00", "completed", BASELINE_OUTCOMES)
     _run(store, manifest.manifest_id, RUN, "2026-11-30T09:00:00.000+00:00", "completed", RUN_OUTCOMES)
+    store.append("signoffs", [{"run_id": RUN, "manifest_id": manifest.manifest_id, "boundary": "holdout=public-only",
+                               "reviewer": "sec-reviewer", "decision": "approved",
+                               "statement": "public regression check; no release claim", "at": "2026-11-30T09:30:00"}])
     _run(store, manifest.manifest_id, INTERRUPTED, "2026-11-30T10:00:00.000+00:00", "interrupted", RUN_OUTCOMES,
          decided=9)
     store.close()
@@ -86,7 +90,7 @@ def _run(store: Store, manifest_id: str, run_id: str, at: str, status: str, outc
          decided: int | None = None) -> None:
     store.create_run({"run_id": run_id, "manifest_id": manifest_id, "name": "snapshot-fixture", "status": status,
                       "created_at": at, "started_at": at, "finished_at": at, "operator": "rel-eng",
-                      "policy": "secure-default", "model": "fixture-model-7b", "runtime": "runsc",
+                      "policy": "benchmark-regression.yaml", "model": "fixture-model-7b", "runtime": "runsc",
                       "image": "passgate-sandbox:bookworm-py311", "image_digest": DIGEST, "worker_sha256": "0" * 64,
                       "limits_json": json.dumps({"cpu_s": 3.0, "memory_mb": 1024}), "probe_json": _checks(PROBE_CHECKS),
                       "preflight_json": _checks(PREFLIGHT_CHECKS),

@@ -1,19 +1,184 @@
-"""boundaries (in progress)."""
+"""Boundary review: every boundary against the secure default, relaxations with their justification and
+sign-off, and the preflight and self-probe evidence the run recorded. `s` signs off (or refuses).
+
+The sign-off goes through `passgate signoff` itself, so the console and the CLI apply one rule set
+(the reviewer is not the operator; a relaxation beyond the policy cannot be approved).
+"""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Static
+import subprocess
+import sys
 
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Static
+
+from passgate.core.errors import PassgateError
+
+from ..optional import optional
 from .base import RecordScreen
+from .verdict import STATUS_STYLE
+
+SIGNABLE = ("unsigned", "signed", "refused")
+
+
+def boundary_review(store, run_id: str) -> dict:
+    from passgate.core.gate import gather_facts
+    from passgate.core.gate.relaxations import boundary_states
+    from passgate.core.gate import policy_for
+    policy = policy_for(store, run_id, None)
+    facts = gather_facts(store, run_id, policy, check_contamination=False)
+    return {"facts": facts, "states": boundary_states(facts, policy), "policy": policy.name}
+
+
+def record_signoff(_store, db_path: str, run_id: str, boundary: str, reviewer: str, statement: str,
+                   refuse: bool) -> str:
+    """Run `passgate signoff`; its refusal (exit 2) becomes a PassgateError with its own sentence."""
+    cmd = [sys.executable, "-m", "passgate.core.cli", "--db", db_path, "signoff", run_id, "--boundary", boundary,
+           "--reviewer", reviewer, "--statement", statement] + (["--refuse"] if refuse else [])
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        message = done.stderr.strip().removeprefix("passgate: ")
+        title, _, sentence = message.partition(": ")
+        raise PassgateError(sentence or message, title=title or "sign-off refused")
+    return done.stdout.strip()
 
 
 class BoundaryScreen(RecordScreen):
+    """Boundaries of one run, for a security reviewer."""
+
+    BINDINGS = [Binding("s", "signoff", "Sign off"), Binding("f5", "refresh", "Refresh")]
+    AUTO_FOCUS = "#boundary-table"
+
     def __init__(self, run_id: str):
         super().__init__()
         self.run_id = run_id
+        self.review: dict | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("not available yet")
+        yield Static("", id="boundary-head")
+        yield DataTable(id="boundary-table", cursor_type="row")
+        yield VerticalScroll(Static("", id="boundary-text"), Static("", id="evidence-text"), id="boundary-detail")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"boundaries · {self.run_id}"
+        table = self.query_one("#boundary-table", DataTable)
+        for label, width in (("boundary", 16), ("secure default", 15), ("policy", 16), ("declared", 16),
+                             ("used", 16), ("risk", 8), ("status", 14)):
+            table.add_column(label, width=width)
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        if optional("passgate.core.gate", "gather_facts") is None:
+            self.query_one("#boundary-head", Static).update("Boundary review is not available: passgate.core.gate "
+                                                            "is not installed in this build.")
+            return
+        self.load("review", boundary_review, self.run_id)
+
+    def show_review(self, review: dict) -> None:
+        self.review = review
+        facts, states = review["facts"], review["states"]
+        self.run_id = facts.run_id
+        relaxed = [s for s in states if s.relaxed]
+        self.query_one("#boundary-head", Static).update(
+            f"run {facts.run_id}  operator {facts.operator or '?'}  policy {review['policy']}  "
+            f"{len(relaxed)} relaxed boundar{'y' if len(relaxed) == 1 else 'ies'}; "
+            f"{sum(s.status == 'unsigned' for s in states)} waiting for a sign-off")
+        table = self.query_one("#boundary-table", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for s in states:
+            table.add_row(s.boundary, s.secure, s.policy, s.declared or "—", s.used or "?",
+                          Text(s.risk, style="yellow" if s.relaxed else ""),
+                          Text(s.status, style=STATUS_STYLE.get(s.status, "")), key=s.boundary)
+        table.move_cursor(row=min(row, len(states) - 1))
+        self._show_detail()
+        self.query_one("#evidence-text", Static).update(_evidence(facts))
+
+    @on(DataTable.RowHighlighted, "#boundary-table")
+    def _highlighted(self) -> None:
+        self._show_detail()
+
+    def selected(self):
+        if not self.review:
+            return None
+        table = self.query_one("#boundary-table", DataTable)
+        if not table.row_count:
+            return None
+        return self.review["states"][table.cursor_row]
+
+    def _show_detail(self) -> None:
+        s = self.selected()
+        if s is None:
+            return
+        lines = Text()
+        lines.append(f"{s.boundary}: ", style="bold")
+        lines.append(f"{s.sentence}\n")
+        if s.relaxed:
+            lines.append("Justification", style="bold")
+            lines.append(f" ({s.justified_by or 'none'}): {s.justification or '—'}\n")
+            lines.append("Sign-off key: ", style="bold")
+            lines.append(f"{s.key}\n")
+            if s.signoff:
+                lines.append("Latest decision: ", style="bold")
+                lines.append(f"{s.signoff.decision} by {s.signoff.reviewer} at {s.signoff.at}: "
+                             f"\"{s.signoff.statement}\"\n")
+            if s.status in SIGNABLE:
+                lines.append("Press s to approve or refuse this relaxation.\n", style="italic")
+        if s.note:
+            lines.append(f"Note: {s.note}\n", style="yellow")
+        self.query_one("#boundary-text", Static).update(lines)
+
+    def action_signoff(self) -> None:
+        s = self.selected()
+        if s is None:
+            return
+        if s.status not in SIGNABLE:
+            why = {"secure": "it is at the secure default: nothing to sign",
+                   "exceeds_policy": "the policy does not allow it: a sign-off cannot approve it",
+                   "unjustified": "it has no justification: the manifest must state one first",
+                   "unverified": "the record does not show what the run used"}.get(s.status, s.status)
+            self.notify(f"{s.boundary} cannot be signed: {why}.", severity="warning")
+            return
+        from .dialogs import SignoffDecision, SignoffScreen
+
+        def decided(d: SignoffDecision | None) -> None:
+            if d is not None:
+                self.load("signoff", record_signoff, str(self.app.db_path), self.run_id, d.boundary, d.reviewer,
+                          d.statement, d.decision == "refuse")
+        summary = f"{s.sentence}\n\nJustification: {s.justification or '—'}\nApproves exactly: {s.key}"
+        self.app.push_screen(SignoffScreen(s.boundary, summary, self.app.operator), decided)
+
+    def show_signoff(self, output: str) -> None:
+        self.notify(output, title="sign-off recorded")
+        self.action_refresh()
+
+
+def _evidence(facts) -> Group:
+    table = Table(box=None, show_header=True, header_style="bold", expand=True, title_justify="left",
+                  title="Preflight (container configuration) and self-probe (inside the sandbox)")
+    for name, width in (("source", 9), ("check", 26), ("", 4), ("boundary", 12)):
+        table.add_column(name, width=width)
+    table.add_column("saw", ratio=1)
+    for c in facts.preflight + facts.probe:
+        table.add_row(c.source, c.name, Text("ok" if c.ok else "FAIL", style="green" if c.ok else "bold red"),
+                      c.boundary, c.saw)
+    sc = facts.selfcheck or {}
+    if sc.get("ran"):
+        selfcheck = (f"Self-check: {sc.get('passed')}/{sc.get('references')} reference solutions pass their own "
+                     f"protected tests" + (f"; failed: {', '.join(f['task_id'] for f in sc.get('failed', []))}"
+                                           if sc.get("failed") else ""))
+    else:
+        selfcheck = f"Self-check: not run ({sc.get('reason', 'not recorded')})"
+    if not facts.preflight and not facts.probe:
+        return Group(Text("No preflight or self-probe evidence is recorded for this run.", style="bold red"),
+                     Text(selfcheck))
+    return Group(table, Text(""), Text(selfcheck))

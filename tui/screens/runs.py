@@ -8,47 +8,51 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
+from passgate.core.errors import PassgateError
+
 from .. import records
 from ..records import RunRow
+from ..optional import optional
 from .base import RecordScreen
 
 STATUS_CHOICES = [("all statuses", "")] + [(s, s) for s in
                                             ("running", "completed", "interrupted", "cancelled", "failed", "refused")]
-COLUMNS = ("run", "status", "name", "model", "manifest", "pass@1", "verdict", "decided", "created")
+COLUMNS = (("run", 24), ("status", 11), ("name", 18), ("model", 18), ("manifest", 18), ("pass@1", 6),
+           ("verdict", 8), ("decided", 11), ("created", 16))
 
 
-def verdicts_for(store, rows: list[RunRow]) -> dict[str, str]:
-    """Verdict word per completed run, from core.gate when it is installed ({} otherwise)."""
-    try:
-        from passgate.core.gate import verdict_word
-    except ImportError:
-        return {}
-    return {r.run_id: verdict_word(store, r.run_id) for r in rows if r.status == "completed"}
-
-
-def load_runs(store) -> tuple[list[RunRow], dict[str, str]]:
+def load_runs(store, known: dict[str, str]) -> tuple[list[RunRow], dict[str, str]]:
+    """The runs, and the verdict of each completed run not in `known` (a verdict reads the whole run)."""
     rows = records.run_rows(store)
-    return rows, verdicts_for(store, rows)
+    evaluate = optional("passgate.core.gate", "evaluate")
+    verdicts = dict(known)
+    for r in rows:
+        if evaluate is not None and r.status == "completed" and r.run_id not in verdicts:
+            try:
+                verdicts[r.run_id] = evaluate(store, r.run_id).consequence
+            except PassgateError as exc:        # shown in the column; `v` on the run shows the sentence
+                verdicts[r.run_id] = f"error: {exc.title}"
+    return rows, verdicts
 
 
-class RunsScreen(RecordScreen):
+class RunsScreen(RecordScreen, inherit_bindings=False):
     """The home screen: pick a run, or start a new one."""
 
     AUTO_FOCUS = "#runs"
 
     BINDINGS = [
-        Binding("n", "new_run", "New run"),
-        Binding("o", "open_manifest", "Open manifest"),
-        Binding("enter", "report", "Report", show=True),
+        Binding("n", "new_run", "New"),
+        Binding("o", "open_manifest", "Open"),
+        Binding("enter", "report", "Report"),
         Binding("l", "live", "Live"),
         Binding("v", "verdict", "Verdict"),
         Binding("i", "inspect", "Failures"),
-        Binding("b", "boundaries", "Boundaries"),
+        Binding("b", "boundaries", "Bounds"),
         Binding("c", "compare", "Compare"),
         Binding("r", "resume", "Resume"),
         Binding("slash", "search", "Search"),
-        Binding("f5", "refresh", "Refresh"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("f5", "refresh", "Refresh", show=False),
+        Binding("q", "app.quit", "Quit", show=False),
     ]
 
     def __init__(self):
@@ -62,7 +66,8 @@ class RunsScreen(RecordScreen):
             yield Input(placeholder="search run, name, model, manifest, operator…", id="search")
             yield Select(STATUS_CHOICES, value="", allow_blank=False, id="status")
         table = DataTable(id="runs", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*COLUMNS)
+        for label, width in COLUMNS:
+            table.add_column(label, width=width)
         yield table
         yield Static("", id="runs-summary")
         yield Footer()
@@ -73,10 +78,11 @@ class RunsScreen(RecordScreen):
         self.set_interval(max(2.0, self.app.poll_interval * 2), self.action_refresh)
 
     def on_screen_resume(self) -> None:
+        self.verdicts = {}                  # a sign-off or a finished run may change a verdict
         self.action_refresh()
 
     def action_refresh(self) -> None:
-        self.load("runs", load_runs)
+        self.load("runs", load_runs, dict(self.verdicts))
 
     def show_runs(self, data: tuple[list[RunRow], dict[str, str]]) -> None:
         self.rows, self.verdicts = data
@@ -96,7 +102,7 @@ class RunsScreen(RecordScreen):
         for r in visible:
             table.add_row(r.run_id, r.status, r.name, r.model, r.manifest_id,
                           "—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}",
-                          self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", r.created_at[:19].replace("T", " "),
+                          self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", r.created_at[:16].replace("T", " "),
                           key=r.run_id)
         if selected and selected in {r.run_id for r in visible}:
             table.move_cursor(row=table.get_row_index(selected))

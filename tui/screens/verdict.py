@@ -1,19 +1,170 @@
-"""verdict (in progress)."""
+"""Verdict: release consequence, execution path, risk, evidence quality, every reason; alerts against a baseline.
+
+Everything shown comes from `core.gate.evaluate` (the same call as `passgate gate RUN --baseline B`).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
+from .. import records
+from ..optional import optional
 from .base import RecordScreen
+
+CONSEQUENCE_STYLE = {"release": "bold green", "canary": "bold yellow", "blocked": "bold red"}
+LEVEL_STYLE = {"strong": "green", "adequate": "cyan", "weak": "yellow", "invalid": "red",
+               "low": "green", "medium": "yellow", "high": "red", "critical": "bold red"}
+STATUS_STYLE = {"secure": "green", "signed": "cyan", "unsigned": "yellow", "unjustified": "red",
+                "refused": "red", "unverified": "yellow", "exceeds_policy": "bold red"}
+
+
+def evaluate_run(store, run_id: str, baseline: str | None):
+    from passgate.core.gate import evaluate
+    return evaluate(store, run_id, baseline=baseline)
+
+
+def other_runs(store, run_id: str) -> list[tuple[str, str]]:
+    return [(r.run_id, f"{r.run_id}  {r.status:<11} {r.name}  {r.model}  pass@1 "
+             + ("—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}"))
+            for r in records.run_rows(store) if r.run_id != run_id]
+
+
+def section(title: str) -> Text:
+    return Text(f"\n{title}", style="bold underline")
+
+
+def verdict_renderable(v) -> Group:
+    """The whole verdict as rich renderables, in the order a release engineer reads it."""
+    parts: list = [section("Reasons")]
+    parts += [Text(f"• {r}") for r in v.reasons]
+    path = Table(box=None, show_header=True, header_style="bold", expand=True)
+    path.add_column("step", width=11)
+    path.add_column("used", ratio=1)
+    path.add_column("relaxed", width=30)
+    for s in v.path:
+        path.add_row(Text(s.step, style="yellow" if s.relaxed else ""), s.used,
+                     Text(", ".join(s.relaxations), style="yellow"))
+    parts += [section("Execution path (relaxed steps in yellow)"), path]
+    parts += [section(f"Risk: {v.risk}")] + [Text(f"• {r}") for r in v.risk_reasons]
+    ev = Table(box=None, show_header=True, header_style="bold", expand=True)
+    for name, width in (("level", 9), ("condition", 22), ("measured", 16), ("threshold", 18)):
+        ev.add_column(name, width=width)
+    ev.add_column("why", ratio=1)
+    for c in v.conditions:
+        ev.add_row(Text(c.level, style=LEVEL_STYLE.get(c.level, "")), c.name, c.measured, c.threshold, c.sentence)
+    parts += [section(f"Evidence: {v.evidence}"), ev]
+    bt = Table(box=None, show_header=True, header_style="bold", expand=True)
+    for name, width in (("boundary", 16), ("secure", 15), ("policy", 15), ("used", 15), ("status", 14)):
+        bt.add_column(name, width=width)
+    for b in v.boundaries:
+        bt.add_row(b.boundary, b.secure, b.policy, b.used or "?", Text(b.status, style=STATUS_STYLE.get(b.status, "")))
+    parts += [section("Boundaries (press b to review and sign off)"), bt]
+    if v.baseline:
+        at = Table(box=None, show_header=True, header_style="bold", expand=True)
+        for name, width in (("", 7), ("alert", 22), ("run", 8), ("baseline", 8), ("cap", 8)):
+            at.add_column(name, width=width)
+        at.add_column("why", ratio=1)
+        for a in v.alerts:
+            at.add_row(Text("RAISED" if a.raised else "ok", style="bold red" if a.raised else "green"), a.name,
+                       _num(a.run), _num(a.baseline), a.cap, a.sentence)
+        parts += [section(f"Alerts against baseline {v.baseline}"), at]
+    else:
+        parts += [section("Alerts"), Text("No baseline chosen: press a to compare against another run.")]
+    c = v.contamination
+    parts += [section("Contamination"),
+              Text(f"{len(c.findings)} findings; corpus {c.corpus if c.corpus_checked else 'not given'}; "
+                   f"reference reproduction {'checked' if c.references_checked else 'not checked'}"
+                   + "".join(f"\n  note: {n}" for n in c.notes))]
+    return Group(*parts)
+
+
+def _num(x) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def head_text(v) -> Text:
+    s = v.score
+    score = "pass@1 —" if s.pass_at_1 is None else (
+        f"pass@1 {s.pass_at_1:.3f}" + (f" [{s.ci_low:.3f}, {s.ci_high:.3f}] at {s.level:.0%}" if s.ci_low is not None
+                                       else ""))
+    text = Text()
+    text.append(f" {v.consequence.upper()} ", style=CONSEQUENCE_STYLE[v.consequence] + " reverse")
+    text.append(f"  exit {v.exit_code}   risk ")
+    text.append(v.risk, style=LEVEL_STYLE.get(v.risk, ""))
+    text.append("   evidence ")
+    text.append(v.evidence, style=LEVEL_STYLE.get(v.evidence, ""))
+    text.append(f"   {score}   policy {v.policy['name']}   baseline {v.baseline or '—'}")
+    return text
 
 
 class VerdictScreen(RecordScreen):
-    def __init__(self, run_id: str):
+    """The gate's verdict for one run, optionally against a baseline."""
+
+    BINDINGS = [Binding("a", "baseline", "Baseline"), Binding("b", "boundaries", "Boundaries"),
+                Binding("e", "export", "Export")]
+
+    def __init__(self, run_id: str, baseline: str | None = None):
         super().__init__()
-        self.run_id = run_id
+        self.run_id, self.baseline = run_id, baseline
+        self.verdict = None
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("not available yet")
+        yield Static("Judging the run…", id="verdict-head")
+        yield VerticalScroll(Static("", id="verdict-text"), id="verdict-body")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"verdict · {self.run_id}"
+        self.refresh_verdict()
+
+    def on_screen_resume(self) -> None:
+        if self.verdict is not None:
+            self.refresh_verdict()          # a sign-off may have changed it
+
+    def refresh_verdict(self) -> None:
+        if optional("passgate.core.gate", "evaluate") is None:
+            self.query_one("#verdict-head", Static).update("The verdict is not available: passgate.core.gate is "
+                                                           "not installed in this build.")
+            return
+        self.load("verdict", evaluate_run, self.run_id, self.baseline)
+
+    def show_verdict(self, v) -> None:
+        self.verdict = v
+        self.run_id = v.run_id
+        self.query_one("#verdict-head", Static).update(head_text(v))
+        self.query_one("#verdict-text", Static).update(verdict_renderable(v))
+
+    def action_baseline(self) -> None:
+        self.load("others", other_runs, self.run_id)
+
+    def show_others(self, runs: list[tuple[str, str]]) -> None:
+        from .dialogs import PickRunScreen
+
+        def picked(run_id: str | None) -> None:
+            if run_id:
+                self.baseline = run_id
+                self.query_one("#verdict-head", Static).update(f"Comparing with {run_id}…")
+                self.refresh_verdict()
+        self.app.push_screen(PickRunScreen("Baseline run (same tasks)", runs), picked)
+
+    def action_boundaries(self) -> None:
+        from .boundaries import BoundaryScreen
+        self.app.push_screen(BoundaryScreen(self.run_id))
+
+    def action_export(self) -> None:
+        if self.verdict is None:
+            return
+        from passgate.core.gate.render import render
+        target = self.app.workdir / "exports" / f"{self.run_id}-verdict.txt"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        Path(target).write_text(render(self.verdict))
+        self.notify(f"Verdict written to {target}", title="exported")
