@@ -158,13 +158,12 @@ def candidate_main(req_r, resp_w, out_w, limits):
         os.setgid(CAND_UID)
         os.setuid(CAND_UID)
         os.chdir(SCRATCH)
+        tz = os.environ.get("TZ", "UTC")
         os.environ.clear()
+        # TZ is the container's (pinned), so the time module needs no re-initialisation; sys.std*
+        # already wrap descriptors 0-2, which now point at /dev/null and the capture pipe
         os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", HOME=SCRATCH, TMPDIR=SCRATCH, LANG="C.UTF-8",
-                          TZ="UTC")
-        time.tzset()
-        sys.stdout = open(1, "w", closefd=False)
-        sys.stderr = open(2, "w", closefd=False)
-        sys.stdin = open(0, "r", closefd=False)
+                          TZ=tz)
         sys.setrecursionlimit(int(limits.get("recursion", 3000)))
     except BaseException as exc:
         try:
@@ -762,12 +761,15 @@ class Grader:
         return result
 
     def _finish(self, ch, result, kept):
+        t = time.monotonic()
         info = ch.collect()
+        result["t_collect"] = time.monotonic() - t
         result["cpu_s"] += float(info.get("cpu_s") or 0.0)
         result["maxrss_kb"] = max(result["maxrss_kb"], int(info.get("maxrss_kb") or 0))
         result["out_bytes"] += ch.out_bytes
         result["processes"] += 1
         result["t_spawn"] = ch.t_spawn
+        result["t_loaded"] = getattr(ch, "t_loaded", None)
         if len(kept) < (int(ch.limits["output_keep_kb"]) << 10):
             kept += ch.kept
         result["violations"] = sorted(set(result["violations"]) | set(ch.violations))
@@ -790,6 +792,7 @@ class Grader:
                     return dict(ch.load_failure)
                 ch.loaded = True
                 ch.names = set(msg.get("names") or ())
+                ch.t_loaded = time.monotonic() - ch.t0
             ns = {"__name__": "__grader__", "__pg_cache__": self.caches[req["task"]]}
             if task["code"]["test_setup"] is not None:
                 exec(task["code"]["test_setup"], ns)
