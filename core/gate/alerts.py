@@ -68,9 +68,11 @@ def check_same_tasks(run: GateFacts, base: GateFacts) -> None:
     only_run = sorted(set(run.per_task) - set(base.per_task))
     only_base = sorted(set(base.per_task) - set(run.per_task))
     if only_run or only_base:
+        def some(ids):
+            return f" ({', '.join(ids[:3])}{' ...' if len(ids) > 3 else ''})" if ids else ""
         raise BaselineMismatch(
-            f"baseline {base.run_id} is on a different task set: {len(only_run)} tasks only in {run.run_id} "
-            f"({', '.join(only_run[:3])}{' ...' if len(only_run) > 3 else ''}), {len(only_base)} only in the baseline; "
+            f"baseline {base.run_id} is on a different task set: {len(only_run)} tasks only in {run.run_id}"
+            f"{some(only_run)}, {len(only_base)} only in the baseline{some(only_base)}; "
             "compare runs of the same task sets")
     changed = sorted(t for t in run.per_task if run.per_task[t][3:] != base.per_task[t][3:])
     if changed:

@@ -121,7 +121,8 @@ def scan(segments: Iterable[str], wanted: set[tuple[str, ...]], n: int) -> set[t
 
 def task_overlaps(tasks: list[TaskText], segments: Iterable[str], n: int) -> list[Overlap]:
     """Per task: how many of its n-grams (prompt, reference solution, tests) occur in the corpus."""
-    grams = {t.task_id: ngrams(tokens("\n".join((t.prompt, t.reference, t.tests))), n) for t in tasks}
+    grams = {t.task_id: set().union(*(ngrams(tokens(part), n) for part in (t.prompt, t.reference, t.tests)))
+             for t in tasks}
     wanted = set().union(*grams.values()) if grams else set()
     found = scan(segments, wanted, n) if wanted else set()
     out = []
@@ -134,10 +135,12 @@ def task_overlaps(tasks: list[TaskText], segments: Iterable[str], n: int) -> lis
 def reference_overlap(prompt: str, reference: str, candidate: str, n: int) -> Overlap | None:
     """Share of the reference's own n-grams (not the prompt's) that the candidate reproduces.
 
+    When the reference continues the prompt (HumanEval), only the continuation is compared.
+
     None when the reference adds fewer than one n-gram to the prompt (too short to judge).
     """
-    prompt_grams = ngrams(tokens(prompt), n)
-    ref = ngrams(tokens(reference), n) - prompt_grams
+    own = reference[len(prompt):] if prompt and reference.startswith(prompt) else reference
+    ref = ngrams(tokens(own), n) - ngrams(tokens(prompt), n)
     if not ref:
         return None
     hit = ref & ngrams(tokens(candidate), n)

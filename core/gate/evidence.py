@@ -8,7 +8,9 @@ measurement at all (run not completed, records altered, boundary unproven, nothi
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 
 from .facts import GateFacts
 from .policy import CountBand, Policy, RateBand
@@ -188,16 +190,26 @@ def sample_size(f: GateFacts, p: Policy) -> Condition:
                      f"{n} tasks have at least one counted candidate." if n else "No candidate was counted.")
 
 
+def _wilson_width(p: float, n: int, level: float) -> float:
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    return 2 * z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+
+
 def interval_width(f: GateFacts, p: Policy) -> Condition:
     band = p.evidence.interval_width
     s = f.score
     w = s.width
-    if w is None:
+    if w is None or s.pass_at_1 is None:
         return Condition("interval_width", "weak", "no interval", _band_words(band),
                          "No pass@1 interval could be computed.")
-    return Condition("interval_width", _rate(w, band), f"{w:.3f}", _band_words(band),
-                     f"pass@1 is {s.pass_at_1:.3f} with a {int(round(100 * s.level))}% interval "
-                     f"[{s.ci_low:.3f}, {s.ci_high:.3f}] (width {w:.3f}).")
+    sentence = (f"pass@1 is {s.pass_at_1:.3f} with a {int(round(100 * s.level))}% interval "
+                f"[{s.ci_low:.3f}, {s.ci_high:.3f}] (width {w:.3f}).")
+    if w == 0 and s.tasks:
+        # a bootstrap interval collapses when every task passed (or none did); the Wilson interval over
+        # tasks does not, and it is what a sample of this size can support
+        w = _wilson_width(s.pass_at_1, s.tasks, s.level)
+        sentence += f" The bootstrap collapses at {s.pass_at_1:.0f}; over {s.tasks} tasks the Wilson interval is {w:.3f} wide."
+    return Condition("interval_width", _rate(w, band), f"{w:.3f}", _band_words(band), sentence)
 
 
 CHECKS = (run_completed, records_intact, ground_truth_selfcheck, boundary_self_probe, protected_tests,

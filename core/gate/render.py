@@ -10,7 +10,7 @@ _HEAD = {"release": "RELEASE", "canary": "CANARY ONLY", "blocked": "BLOCKED"}
 
 
 def _wrap(text: str, indent: str, width: int = 100) -> str:
-    return textwrap.fill(text, width=width, initial_indent=indent,
+    return textwrap.fill(text, width=width, initial_indent=indent, break_on_hyphens=False, break_long_words=False,
                          subsequent_indent=" " * len(indent) + ("  " if not indent.strip() else ""))
 
 
@@ -23,11 +23,13 @@ def render(v: Verdict) -> str:
     for s in v.path:
         mark = "*" if s.relaxed else " "
         tail = f"   [relaxed: {', '.join(s.relaxations)}]" if s.relaxations else ""
-        lines.append(textwrap.fill(f"{mark} {s.step:<11}{s.used}{tail}", width=110, subsequent_indent=" " * 13))
+        lines.append(textwrap.fill(f"{mark} {s.step:<11}{s.used}{tail}", width=110, subsequent_indent=" " * 13,
+                                   break_on_hyphens=False, break_long_words=False))
     lines += ["", f"Risk: {v.risk}"] + [_wrap(r, "  - ") for r in v.risk_reasons]
     lines += ["", f"Evidence: {v.evidence}"]
     for c in v.conditions:
-        lines.append(_wrap(f"{c.level:<9}{c.name:<23}{c.sentence}", "  ", 110))
+        lines.append(textwrap.fill(f"  {c.level:<9}{c.name:<23}{c.sentence}", width=110, subsequent_indent=" " * 34,
+                                   break_on_hyphens=False, break_long_words=False))
     lines += ["", "Boundaries (secure default -> policy; used by the run)"]
     for b in v.boundaries:
         lines.append(f"  {b.boundary:<16}{b.secure} -> {b.policy}; used {b.used or '?'}   [{b.status}]")
