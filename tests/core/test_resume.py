@@ -1,0 +1,78 @@
+"""A run killed at any point resumes from the record: nothing recorded runs again, nothing is lost."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from passgate.core.store import Store, verify_chain
+
+REPO = Path(__file__).resolve().parents[2]
+PASSGATE = [sys.executable, "-m", "passgate.core.cli"]
+
+
+def manifest(tmp_path: Path, image_digest: str, n_tasks: int = 60) -> Path:
+    ids = ", ".join(f'"HumanEval/{i}"' for i in range(n_tasks))
+    text = (REPO / "examples" / "humaneval-canonical.yaml").read_text()
+    text = text.replace('      revision: "1.0.3"\n', f'      revision: "1.0.3"\n      task_ids: [{ids}]\n')
+    text = text.replace("image_digest: sha256:2e227fff844c7d9b850aaf05f6ed63f84bc7d5d916db1cf73a7b5c60900a321c",
+                        f"image_digest: {image_digest}")
+    path = tmp_path / "resume.yaml"
+    path.write_text(text)
+    return path
+
+
+def count(db: Path, sql: str) -> int:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+def test_sigkill_mid_run_then_resume_records_every_candidate_exactly_once(tmp_path, image_digest, docker_client):
+    db = tmp_path / "r.db"
+    m = manifest(tmp_path, image_digest)
+    proc = subprocess.Popen([*PASSGATE, "--db", str(db), "run", str(m)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 180
+    while count(db, "SELECT COUNT(*) FROM outcomes") < 15:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "the run made no progress"
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    store = Store(db)
+    run = store.runs()[0]
+    assert run["status"] == "running"                       # killed: nobody could mark it
+    before = {(r["task_id"], r["candidate_index"]) for r in store.rows("executions", run["run_id"])}
+    decided_before = store.count("outcomes", run["run_id"])
+    assert 15 <= decided_before < 60
+
+    out = subprocess.run([*PASSGATE, "--db", str(db), "run", "--resume", run["run_id"]], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    store = Store(db)
+    rid = run["run_id"]
+    assert store.run(rid)["status"] == "completed"
+    outcomes = store.rows("outcomes", rid)
+    assert len(outcomes) == 60 and len({(o["task_id"], o["candidate_index"]) for o in outcomes}) == 60
+    assert all(o["outcome"] == "passed" for o in outcomes)
+    executions = store.rows("executions", rid)
+    per_candidate = {}
+    for e in executions:
+        per_candidate.setdefault((e["task_id"], e["candidate_index"]), []).append(e)
+    assert all(len(v) == 1 for v in per_candidate.values()), "a recorded execution was run again"
+    assert before <= set(per_candidate)
+    assert store.integrity_ok() and verify_chain(store, rid) == []
+    left = docker_client.containers.list(all=True, filters={"label": f"passgate.run={rid}"})
+    assert left == [], "containers of the killed controller were left behind"
