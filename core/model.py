@@ -94,6 +94,8 @@ class Candidate:
     gen_error: str | None = None
     gen_attempts: list[dict] = field(default_factory=list)
     excluded_reason: str | None = None
+    completion_style: str = ""      # how processed_text joined the prompt: "body" | "full" ("" if unknown)
+    source_verdict: dict | None = None  # the samples file's own verdict fields (is_solved, passed, result)
 
 
 @dataclass
