@@ -101,10 +101,12 @@ def _slices(m: dict, task_rows: list[dict]) -> tuple[SliceFact, ...]:
         by_slice[t["slice"]].append(t)
     out = []
     for name, rows in by_slice.items():
-        kind = kinds.get(name, "")
+        set_id = rows[0].get("set_id") or ""
+        kind = kinds.get(name) or next((k for k in sorted(PUBLIC_KINDS, key=len, reverse=True)
+                                        if set_id == k or set_id.startswith(k + "-")), "product")
         # public benchmarks are exposed, whatever a row says; a product slice is a holdout only if declared so
         held = kind not in PUBLIC_KINDS and all(r.get("exposure") == "holdout" for r in rows)
-        out.append(SliceFact(name, rows[0].get("set_id") or "", kind, "holdout" if held else "exposed", len(rows)))
+        out.append(SliceFact(name, set_id, kind, "holdout" if held else "exposed", len(rows)))
     return tuple(out)
 
 

@@ -102,9 +102,18 @@ def _state(b: str, facts: GateFacts, policy: Policy, declared) -> BoundaryState:
         extra = " (a sign-off by the operator does not count)" if by_operator else ""
         sentence = (f"{_relaxed_words(b, effective, terms)} has no sign-off from a reviewer other than the operator "
                     f"({facts.operator or 'unknown'}){extra}; sign it with `passgate signoff {facts.run_id} "
-                    f"--boundary {b}`.")
+                    f"--boundary {b}{_policy_flag(facts, policy)}`.")
     return BoundaryState(b, SECURE_DEFAULT[b], allowed, wanted, used, saw, effective, terms, relaxed, risk,
                          justification, by, status, key, signoff or refusal, sentence, _note(b, allowed, used))
+
+
+def _policy_flag(facts: GateFacts, policy: Policy) -> str:
+    """The --policy option a sign-off needs when the gate runs under another policy than the manifest's."""
+    if policy.name == facts.manifest_policy:
+        return ""
+    from .policy import policies_dir
+    shipped = policy.source and str(policy.source) == str(policies_dir() / f"{policy.name}.yaml")
+    return f" --policy {policy.name if shipped or not policy.source else policy.source}"
 
 
 def _relaxed_words(b: str, setting: str, terms: tuple[str, ...]) -> str:

@@ -51,7 +51,7 @@ def test_the_relaxed_policy_without_sign_off_is_blocked_naming_each_relaxation()
     assert {state(v, "network").status, state(v, "dependencies").status} == {"unsigned"}
     assert any("network relaxation to egress-allowlist (pypi-mirror.internal.example:443) has no sign-off" in r
                for r in v.reasons)
-    assert any("passgate signoff r-good --boundary dependencies" in r for r in v.reasons)
+    assert any("passgate signoff r-good --boundary dependencies --policy product-egress-mirror" in r for r in v.reasons)
 
 
 def test_the_relaxed_policy_with_sign_off_allows_a_canary_and_shows_the_relaxation():
