@@ -306,3 +306,14 @@ def test_evidence_a_collapsed_interval_falls_back_to_the_wilson_width():
     small = level(facts(score=Score(1.0, 1.0, 1.0, 0.95, 6)), "interval_width")
     assert small.level == "weak" and "Wilson interval" in small.sentence
     assert level(facts(score=Score(1.0, 1.0, 1.0, 0.95, 164)), "interval_width").level == "strong"
+
+
+def test_public_benchmarks_only_reach_a_canary_under_the_public_benchmark_policy():
+    from passgate.core.gate.policy import load_policy
+    public = load_policy("public-benchmark")
+    f = facts(slices=(SliceFact("humaneval", "humaneval", "humaneval", "exposed", 164),),
+              score=Score(0.7, 0.66, 0.74, 0.95, 164))
+    assert verdict(f, public).consequence == "blocked"
+    v = verdict(signed(f, "holdout=public-only"), public)
+    assert (v.consequence, v.risk, v.evidence) == ("canary", "medium", "adequate")
+    assert next(s for s in v.path if s.step == "tests").relaxations == ("holdout=public-only",)
