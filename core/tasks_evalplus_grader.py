@@ -79,22 +79,25 @@ def _pg_close(out, exp, atol):
 
 def _pg_matches(args, out, exp):
     name, atol = _PG_TASK["entry_point"], _PG_TASK["atol"]
+    if _PG_TASK["dataset"] == "mbpp":
+        # Oracles that do not compare `out == exp` first, so an opaque result (e.g. a re.Match
+        # the candidate keeps) is not reported as a comparison of non-data.
+        if name == "are_equivalent":
+            return True
+        if name in _PG_SET_EQ:
+            return set(out) == set(exp)
+        if name in _PG_NOT_NONE:
+            return out == exp if isinstance(out, bool) else exp == (out is not None)
+    elif name == "find_zero":
+        return abs(_pg_poly(*args, out)) <= atol
     exact = out == exp
     if _PG_TASK["dataset"] == "mbpp":
-        if name == "are_equivalent":
-            exact = True
-        elif name == "sum_div":
+        if name == "sum_div":
             exact = exact or out == 0
         elif name == "surface_Area":
             exact = exact or abs(out - _pg_pyramid_area(*args)) <= atol
         elif name == "digit_distance_nums":
             exact = exact or out == _pg_digit_distance(*args)
-        elif name in _PG_SET_EQ:
-            exact = set(out) == set(exp)
-        elif name in _PG_NOT_NONE:
-            exact = out == exp if isinstance(out, bool) else exp == (out is not None)
-    elif name == "find_zero":
-        return abs(_pg_poly(*args, out)) <= atol
     if atol == 0 and _pg_is_floats(exp):
         atol = 1e-6
     if not exact and atol != 0:

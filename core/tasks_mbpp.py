@@ -121,7 +121,7 @@ def _task(path, line, number: int, slice_name: str, *, text: str, code: str, set
         protected_tests=suite_head + "\n".join(tests) + "\n",
         test_setup=trusted_setup.rstrip("\n") + "\n" if trusted_setup else "",
         candidate_preamble=setup_block,
-        reference_solution=code.rstrip("\n") + "\n",
+        reference_solution=setup_block + code.rstrip("\n") + "\n",  # a whole program: preamble included
         completion_style="full",
     ), notes
 
