@@ -21,6 +21,7 @@ MANIFEST = FIXTURES / "fixed-manifest.yaml"
 RUN = "r20261130-090000-aaaaaa"
 BASELINE = "r20261129-090000-bbbbbb"
 INTERRUPTED = "r20261130-100000-cccccc"
+MANIFEST_ID = parse_manifest(MANIFEST.read_text()).manifest_id
 DIGEST = "sha256:fe62768e74a2c542061a3d60ab1e20907166a4b127d0b6ee0be147153ee5447f"
 
 TASKS = [  # task_id, slice, entry point

@@ -17,8 +17,9 @@ from .base import RecordScreen
 
 STATUS_CHOICES = [("all statuses", "")] + [(s, s) for s in
                                             ("running", "completed", "interrupted", "cancelled", "failed", "refused")]
-COLUMNS = (("run", 24), ("status", 11), ("name", 18), ("model", 18), ("manifest", 18), ("pass@1", 6),
-           ("verdict", 8), ("decided", 11), ("created", 16))
+# the run id starts with its start time (rYYYYMMDD-HHMMSS-…), so no separate date column
+COLUMNS = (("run", 23), ("status", 11), ("name", 14), ("model", 14), ("manifest", 18), ("pass@1", 6),
+           ("verdict", 7), ("decided", 7))
 
 
 def load_runs(store, known: dict[str, str]) -> tuple[list[RunRow], dict[str, str]]:
@@ -102,8 +103,7 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         for r in visible:
             table.add_row(r.run_id, r.status, r.name, r.model, r.manifest_id,
                           "—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}",
-                          self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", r.created_at[:16].replace("T", " "),
-                          key=r.run_id)
+                          self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", key=r.run_id)
         if selected and selected in {r.run_id for r in visible}:
             table.move_cursor(row=table.get_row_index(selected))
         shown = f"{len(visible)} of {len(self.rows)} runs" if len(visible) != len(self.rows) else f"{len(self.rows)} runs"

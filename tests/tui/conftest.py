@@ -1,0 +1,71 @@
+"""Fixtures for the console tests: the fixed record, and helpers that let a Pilot wait for workers."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.tui import fixture_db
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """Run `async def` tests here in their own event loop (Pilot tests are coroutines)."""
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    asyncio.run(pyfuncitem.obj(**args))
+    return True
+
+
+@pytest.fixture
+def fixed_db(tmp_path, monkeypatch) -> Path:
+    """The fixed record as `fixed.db` in a fresh working directory (paths on screen stay the same)."""
+    shutil.copy(FIXTURES / "benchmark-regression.yaml", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    fixture_db.build(tmp_path / "fixed.db")
+    return Path("fixed.db")
+
+
+@pytest.fixture
+def fixed_app(fixed_db):
+    from passgate.tui.app import make_app
+    return make_app(fixed_db, workdir=".", operator="rel-eng", poll_interval=3600)
+
+
+async def settle(pilot, rounds: int = 3) -> None:
+    """Let thread workers finish and their messages land (several rounds: a handler may start a load)."""
+    for _ in range(rounds):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def wait_for(pilot, predicate, timeout: float = 60.0, what: str = "condition") -> None:
+    """Poll the UI until `predicate()` holds; fails with `what` after `timeout` seconds."""
+    import asyncio
+    import time
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        await asyncio.sleep(0.2)
+        await pilot.pause()
+
+
+def screen_text(app) -> str:
+    """The current screen as plain text, exactly as a person sees it in the terminal."""
+    import io
+
+    from rich.console import Console
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True,
+                      legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text(styles=False)
