@@ -1,7 +1,7 @@
 """Contamination: n-gram overlap of tasks with a corpus, and of candidates with reference solutions.
 
-Text is cut into lowercase word and punctuation tokens (whitespace ignored), then into n-grams of
-`ngram` tokens (13 by default, as in the GPT-3 contamination study). A task is a finding when a
+Text is cut into lowercase tokens (ASCII words, and every other non-space character on its own),
+then into n-grams of `ngram` tokens (13 by default, as in the GPT-3 contamination study). A task is a finding when a
 share of its n-grams at least `task_overlap` appears in the corpus; a candidate is a finding when
 it reproduces at least `reference_overlap` of the reference solution's n-grams that are not in
 the prompt (so a completion that merely repeats the prompt does not count). Standard library only;
@@ -13,14 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import ConfigError
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+_TOKEN = re.compile(r"\w+|[^\w\s]", re.ASCII)   # ASCII words; any other character is a token
 _JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
 
@@ -29,7 +28,7 @@ def tokens(text: str) -> list[str]:
 
 
 def ngrams(toks: list[str], n: int) -> set[tuple[str, ...]]:
-    return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
+    return set(zip(*(toks[i:] for i in range(n))))
 
 
 @dataclass(frozen=True)
@@ -86,8 +85,9 @@ def _strings(value) -> Iterator[str]:
             yield from _strings(v)
 
 
-def corpus_segments(path: Path) -> Iterator[str]:
-    """Text segments of every corpus file; JSON lines are decoded so escaped newlines do not split tokens."""
+def corpus_segments(path: Path, chunk: int = 1 << 20) -> Iterator[str]:
+    """Text of every corpus file in chunks cut at whitespace; JSON lines are decoded so escaped
+    newlines do not split tokens."""
     for f in corpus_files(path):
         with f.open("rb") as fh:
             if b"\0" in fh.read(8192):
@@ -99,23 +99,31 @@ def corpus_segments(path: Path) -> Iterator[str]:
                         yield from _strings(json.loads(line))
                     except ValueError:
                         yield line
-            else:
-                yield from fh
+                continue
+            rest = ""
+            while block := fh.read(chunk):
+                block = rest + block
+                cut = max(block.rfind(" "), block.rfind("\n"))
+                if cut <= 0:
+                    rest = block
+                    continue
+                rest = block[cut:]
+                yield block[:cut]
+            if rest:
+                yield rest
 
 
 def scan(segments: Iterable[str], wanted: set[tuple[str, ...]], n: int) -> set[tuple[str, ...]]:
     """The wanted n-grams that occur in the stream (n-grams may span segment boundaries)."""
     found: set[tuple[str, ...]] = set()
-    window: deque[str] = deque(maxlen=n)
+    carry: list[str] = []
     for seg in segments:
-        for tok in _TOKEN.findall(seg.lower()):
-            window.append(tok)
-            if len(window) == n:
-                gram = tuple(window)
-                if gram in wanted:
-                    found.add(gram)
-                    if len(found) == len(wanted):
-                        return found
+        toks = carry + _TOKEN.findall(seg.lower())
+        if len(toks) >= n:
+            found.update(wanted.intersection(zip(*(toks[i:] for i in range(n)))))
+            if len(found) == len(wanted):
+                return found
+        carry = toks[-(n - 1):] if n > 1 else []
     return found
 
 
@@ -132,16 +140,22 @@ def task_overlaps(tasks: list[TaskText], segments: Iterable[str], n: int) -> lis
     return out
 
 
-def reference_overlap(prompt: str, reference: str, candidate: str, n: int) -> Overlap | None:
-    """Share of the reference's own n-grams (not the prompt's) that the candidate reproduces.
-
-    When the reference continues the prompt (HumanEval), only the continuation is compared.
-
-    None when the reference adds fewer than one n-gram to the prompt (too short to judge).
-    """
+def reference_grams(prompt: str, reference: str, n: int) -> set[tuple[str, ...]]:
+    """The reference's own n-grams: of the part after the prompt when it continues the prompt
+    (HumanEval), and never one the prompt has."""
     own = reference[len(prompt):] if prompt and reference.startswith(prompt) else reference
-    ref = ngrams(tokens(own), n) - ngrams(tokens(prompt), n)
+    return ngrams(tokens(own), n) - ngrams(tokens(prompt), n)
+
+
+def reference_overlap(prompt: str, reference: str, candidate: str, n: int,
+                      ref: set[tuple[str, ...]] | None = None) -> Overlap | None:
+    """Share of the reference's own n-grams that the candidate reproduces.
+
+    None when the reference adds no n-gram to the prompt (too short to judge). `ref` is
+    `reference_grams(...)`, passed in when many candidates share one task.
+    """
+    ref = reference_grams(prompt, reference, n) if ref is None else ref
     if not ref:
         return None
-    hit = ref & ngrams(tokens(candidate), n)
+    hit = ref.intersection(zip(*(toks[i:] for i in range(n)))) if len(toks := tokens(candidate)) >= n else set()
     return Overlap("", len(hit), len(ref), " ".join(min(hit)) if hit else "")

@@ -63,7 +63,7 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         selfcheck=_json(run.get("selfcheck_json"), {}),
         declared=tuple(DeclaredRelaxation(r.get("boundary", ""), r.get("setting", ""), r.get("justification", ""))
                        for r in gate.get("relaxations", [])),
-        packages=tuple(ex.get("packages", [])), rerun_policy=ex.get("reruns", {}).get("policy", "none"),
+        packages=_packages(ex.get("packages")), rerun_policy=ex.get("reruns", {}).get("policy", "none"),
         rerun_count=int(ex.get("reruns", {}).get("count", 1)), slices=slices, tasks=len(task_rows),
         tasks_with_protected=sum(1 for t in task_rows if (t.get("protected_tests") or "").strip()),
         counts=counts, score=score(per_task, interval), per_task=per_task,
@@ -74,6 +74,12 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
                                      m.get("candidates", {}).get("source", ""))
         if check_contamination else Contamination(notes=("contamination not checked",)),
         interval=interval, error=run.get("error") or "")
+
+
+def _packages(value) -> tuple[str, ...]:
+    if not value:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(str(v) for v in value)
 
 
 def _manifest_path(source_path: str | None, value: str | None) -> Path | None:
@@ -179,13 +185,16 @@ def _reference_findings(store, rid, task_rows, exposure, threshold, n) -> list[F
     tasks = {t["task_id"]: t for t in task_rows if (t.get("reference_solution") or "").strip()}
     worst: dict[str, tuple[cm.Overlap, int, int]] = {}
     seen: set[tuple[str, str]] = set()
+    ref_grams: dict[str, set] = {}
     for c in store.query("SELECT task_id, program, program_sha256 FROM candidates WHERE run_id = ? "
                          "AND gen_status = 'ok'", [rid]):
         t = tasks.get(c["task_id"])
         if t is None or (c["task_id"], c["program_sha256"]) in seen:
             continue
         seen.add((c["task_id"], c["program_sha256"]))
-        ov = cm.reference_overlap(t.get("prompt") or "", t["reference_solution"], c["program"] or "", n)
+        if c["task_id"] not in ref_grams:
+            ref_grams[c["task_id"]] = cm.reference_grams(t.get("prompt") or "", t["reference_solution"], n)
+        ov = cm.reference_overlap("", "", c["program"] or "", n, ref=ref_grams[c["task_id"]])
         if ov is None:
             continue
         best, flagged, total = worst.get(c["task_id"], (ov, 0, 0))
