@@ -69,7 +69,7 @@ def _list(facts, policy, states) -> None:
     if not relaxed:
         out.write("no relaxed boundaries: nothing needs a sign-off\n")
     for s in relaxed:
-        out.write(f"  {s.boundary:<16}{s.key:<55}[{s.status}]\n")
+        out.write(f"  {s.boundary:<16}{s.key}  [{s.status}]\n")
         if s.justification:
             out.write(f"      justification ({s.justified_by}): {s.justification}\n")
     if facts.signoffs:
