@@ -65,13 +65,15 @@ class LiveRunScreen(RecordScreen):
                     yield DataTable(id="classes", cursor_type="none", show_cursor=False)
                 with Vertical(id="recent-pane"):
                     yield Label("Recent failures", classes="pane-title")
-                    yield DataTable(id="recent", cursor_type="row")
+                    yield DataTable(id="recent", cursor_type="none", show_cursor=False)
             yield Static("", id="resources")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#classes", DataTable).add_columns("class", "candidates")
         self.query_one("#recent", DataTable).add_columns("task", "#", "outcome", "class", "detail")
+        for table in self.query(DataTable):
+            table.can_focus = False         # the keys belong to the screen: enter opens the report
         launch = self._launch()
         if launch is not None and launch.last is not None:
             self.engine_progress(launch)
@@ -86,6 +88,7 @@ class LiveRunScreen(RecordScreen):
         if self.run_id is None and launch is not None:
             self.run_id = launch.run_id
         if self.run_id:
+            self.sub_title = f"live · {self.run_id}"
             self.load("snapshot", records.live_snapshot, self.run_id)
 
     # ---- engine messages (from the app) -----------------------------------------------

@@ -58,6 +58,11 @@ def freeze_to_file(_store, text: str | None, source: str | None, target: str) ->
     return Frozen(str(out), manifest.manifest_id, frozen, manifest.gate.relaxations)
 
 
+def _policies() -> list[str]:
+    from passgate.core.gate.policy import available_policies
+    return available_policies()
+
+
 class WizardScreen(RecordScreen):
     """Build, freeze and launch a run manifest."""
 
@@ -155,8 +160,8 @@ class WizardScreen(RecordScreen):
                 yield Input("2000", id="resamples", type="integer")
             yield Label("Sandbox workers (containers in parallel)")
             yield Input("2", id="workers", type="integer")
-            yield Label("Gate policy")
-            yield Input(self.state.policy, id="policy")
+            yield Label("Gate policy (what the verdict allows; see docs/gate.md)")
+            yield Select([(p, p) for p in _policies()], value=self.state.policy, allow_blank=False, id="policy")
 
     def _review_page(self) -> ComposeResult:
         with VerticalScroll(id="review", classes="page"):
@@ -259,7 +264,7 @@ class WizardScreen(RecordScreen):
             return ""
         if step == "scoring":
             s.k, s.aggregation = self._value("#k"), self.query_one("#aggregation", Select).value
-            s.policy = self._value("#policy") or "secure-default"
+            s.policy = self.query_one("#policy", Select).value
             try:
                 s.level, s.resamples = float(self._value("#level")), int(self._value("#resamples"))
                 s.workers = int(self._value("#workers"))
