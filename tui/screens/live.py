@@ -33,6 +33,13 @@ def fmt_duration(seconds: float | None) -> str:
     return f"{h}h{m:02d}m" if h else (f"{m}m{s:02d}s" if m else f"{s}s")
 
 
+def _display_table(table_id: str) -> DataTable:
+    """A table that only shows: the keys belong to the screen (enter opens the report)."""
+    table = DataTable(id=table_id, cursor_type="none", show_cursor=False)
+    table.can_focus = False
+    return table
+
+
 class LiveRunScreen(RecordScreen):
     """Watch one run; launched here (`launch`) or elsewhere (`run_id`, followed through the record)."""
 
@@ -62,18 +69,16 @@ class LiveRunScreen(RecordScreen):
             with Horizontal(id="live-tables"):
                 with Vertical(id="classes-pane"):
                     yield Label("Not passed, by class", classes="pane-title")
-                    yield DataTable(id="classes", cursor_type="none", show_cursor=False)
+                    yield _display_table("classes")
                 with Vertical(id="recent-pane"):
                     yield Label("Recent failures", classes="pane-title")
-                    yield DataTable(id="recent", cursor_type="none", show_cursor=False)
+                    yield _display_table("recent")
             yield Static("", id="resources")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#classes", DataTable).add_columns("class", "candidates")
         self.query_one("#recent", DataTable).add_columns("task", "#", "outcome", "class", "detail")
-        for table in self.query(DataTable):
-            table.can_focus = False         # the keys belong to the screen: enter opens the report
         launch = self._launch()
         if launch is not None and launch.last is not None:
             self.engine_progress(launch)

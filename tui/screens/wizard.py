@@ -184,6 +184,9 @@ class WizardScreen(RecordScreen):
         self.query_one("#launch", Button).disabled = not (self.step == "review" and self.frozen)
         self.query_one("#wizard-error", Static).update("")
         self.sub_title = dict(STEPS)[self.step]
+        first = next((w for w in self.query_one(f"#{self.step}").query("*") if w.focusable), None)
+        if first is not None:
+            first.focus()                   # keyboard-only: each step starts at its first field
         if self.step.startswith("b-"):
             self._show_implied(self.step[2:])
 
