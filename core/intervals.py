@@ -4,9 +4,18 @@ Method `bootstrap` (the default) resamples at two levels, as the record was draw
 replacement within each slice (so the slice mix stays as declared), then, for each drawn task,
 its n candidates with replacement, which gives Binomial(n, c/n) passes. `bootstrap_tasks`
 resamples tasks only. The interval is the percentile interval of the replicates; the standard
-error is their standard deviation. Everything is drawn from one `numpy.random.default_rng(seed)`,
-in chunks of replicates whose size depends only on the number of tasks, so a seed reproduces
-the figures exactly.
+error is their standard deviation.
+
+The candidate level is drawn exactly (one binomial per drawn task) while replicates x tasks is at
+most `EXACT_CELLS`. Beyond that (thousands of tasks) one binomial per cell would dominate the
+report's time, so each replicate's slice sum gets one normal draw with the exact summed variance
+of the drawn tasks' binomial resamples: the same mean and variance as the exact draw, with the
+sum over many tasks taken as normal (central limit). The report records which was used
+(`candidate_level`). Either way the candidate level is recentred on each task's own estimate
+(see `_Run`), so it widens the interval without moving it.
+
+Everything comes from `numpy.random.default_rng([seed, stream])` in chunks whose size depends
+only on the number of tasks, so a seed reproduces the figures exactly.
 """
 
 from __future__ import annotations
@@ -16,10 +25,11 @@ from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .scoring import AGGREGATIONS, PassAtKLookup, Strata, aggregate_rows
+from .scoring import AGGREGATIONS, PassAtKLookup, Strata, pass_at_k_table
 
 METHODS = ("bootstrap", "bootstrap_tasks")
-_CHUNK_CELLS = 2_000_000   # replicate x task cells held in memory at once
+EXACT_CELLS = 1_000_000     # replicates x tasks up to which candidates are redrawn one by one
+_CHUNK_CELLS = 2_000_000    # replicate x task cells held in memory at once
 
 
 @dataclass(frozen=True)
@@ -28,7 +38,7 @@ class IntervalSpec:
 
     method: str = "bootstrap"
     level: float = 0.95
-    resamples: int = 1000
+    resamples: int = 2000
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -43,20 +53,28 @@ class IntervalSpec:
     def from_config(cls, config: Mapping | None) -> "IntervalSpec":
         """From a manifest's `scoring.interval` section; missing keys take the defaults."""
         config = dict(config or {})
-        method = str(config.get("method", cls.method))
-        method = {"percentile": "bootstrap", "bootstrap_percentile": "bootstrap",
-                  "bootstrap_tasks_candidates": "bootstrap"}.get(method, method)
-        return cls(method=method, level=float(config.get("level", cls.level)),
+        return cls(method=str(config.get("method", cls.method)), level=float(config.get("level", cls.level)),
                    resamples=int(config.get("resamples", cls.resamples)),
                    seed=int(config.get("seed", cls.seed)))
 
-    def to_dict(self) -> dict:
+    def to_dict(self, tasks: int | None = None) -> dict:
         d = asdict(self)
         d["resampled"] = ("tasks within slices, then candidates within tasks"
                           if self.method == "bootstrap" else "tasks within slices")
         d["interval"] = "percentile"
+        if tasks is not None:
+            d["candidate_level"] = candidate_level(self, tasks)
         return d
 
+
+def candidate_level(spec: IntervalSpec, tasks: int) -> str:
+    """How the candidate level is drawn for this many tasks: exact | moments | none."""
+    if spec.method != "bootstrap":
+        return "none"
+    return "exact" if spec.resamples * tasks <= EXACT_CELLS else "moments"
+
+
+# ---- resampling machinery -------------------------------------------------------------------
 
 def _chunks(total: int, tasks: int) -> Iterator[int]:
     size = max(1, _CHUNK_CELLS // max(tasks, 1))
@@ -67,21 +85,118 @@ def _chunks(total: int, tasks: int) -> Iterator[int]:
         done += step
 
 
-def _resample_tasks(rng: np.random.Generator, strata_codes: np.ndarray, reps: int) -> np.ndarray:
-    """(reps, tasks) indices: each slice's columns redrawn from that slice's tasks."""
-    blocks = []
-    for s in np.unique(strata_codes):
-        members = np.flatnonzero(strata_codes == s)
-        blocks.append(members[rng.integers(0, members.size, size=(reps, members.size))])
-    return np.concatenate(blocks, axis=1) if blocks else np.zeros((reps, 0), dtype=np.int64)
+@dataclass(frozen=True)
+class _Blocks:
+    """Tasks ordered by stratum: replicate columns [start, end) are redrawn from stratum `code`."""
+
+    members: tuple[np.ndarray, ...]
+    codes: tuple[int, ...]
+    bounds: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def of(cls, strata_codes: np.ndarray) -> "_Blocks":
+        codes = tuple(int(s) for s in np.unique(strata_codes))
+        members = tuple(np.flatnonzero(strata_codes == s) for s in codes)
+        ends = np.cumsum([m.size for m in members]).tolist()
+        starts = [0] + ends[:-1]
+        return cls(members, codes, tuple(zip(starts, ends)))
+
+    def draw(self, rng: np.random.Generator, reps: int) -> np.ndarray:
+        """(reps, tasks) indices into the original tasks."""
+        parts = [m[rng.integers(0, m.size, size=(reps, m.size))] for m in self.members]
+        return np.concatenate(parts, axis=1) if parts else np.zeros((reps, 0), dtype=np.int64)
+
+    def stats(self, values: np.ndarray, all_valid: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Per replicate and stratum: sum of the non-NaN values and their count."""
+        sums = np.empty((values.shape[0], len(self.bounds)))
+        counts = np.empty_like(sums)
+        for j, (a, b) in enumerate(self.bounds):
+            block = values[:, a:b]
+            if all_valid:
+                sums[:, j], counts[:, j] = block.sum(axis=1), b - a
+                continue
+            ok = ~np.isnan(block)
+            sums[:, j] = np.where(ok, block, 0.0).sum(axis=1)
+            counts[:, j] = ok.sum(axis=1)
+        return sums, counts
 
 
-def _resample_passes(rng: np.random.Generator, n: np.ndarray, c: np.ndarray, idx: np.ndarray,
-                     within: bool) -> np.ndarray:
-    if not within:
-        return c[idx]
-    rate = np.where(n > 0, c / np.maximum(n, 1), 0.0)
-    return rng.binomial(n[idx], rate[idx])
+def _within_moments(n: np.ndarray, c: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per task, mean and variance of pass@k(n, X) with X ~ Binomial(n, c/n) (exact, by pmf)."""
+    mean = np.full(n.shape, np.nan)
+    var = np.full(n.shape, np.nan)
+    for nv in np.unique(n):
+        if nv < k:
+            continue
+        at = n == nv
+        cs, inverse = np.unique(c[at], return_inverse=True)
+        pmf = _binomial_pmf(int(nv), cs / nv)             # (len(cs), nv + 1)
+        table = pass_at_k_table(int(nv), k)
+        m1 = pmf @ table
+        m2 = pmf @ (table * table)
+        mean[at] = m1[inverse]
+        var[at] = np.maximum(m2 - m1 * m1, 0.0)[inverse]
+    return mean, var
+
+
+def _binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
+    """Rows: Binomial(n, p_i) probabilities of 0..n, via log-factorials (no scipy)."""
+    j = np.arange(n + 1)
+    logfact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, n + 1)))))
+    log_choose = logfact[n] - logfact[j] - logfact[n - j]
+    p = np.asarray(p, dtype=np.float64)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logp = np.where(j > 0, j * np.log(p), 0.0) + np.where(j < n, (n - j) * np.log1p(-p), 0.0)
+    pmf = np.exp(log_choose + logp)
+    return pmf / pmf.sum(axis=1, keepdims=True)
+
+
+class _Run:
+    """One run's tasks under resampling: per chunk, per k, slice sums and counts of pass@k.
+
+    The candidate level is recentred per task: pass@k is not linear in c, so raw binomial redraws
+    would pull every k > 1 figure down (Jensen); shifting each task's redraws by
+    pass@k(n, c) - E[pass@k(n, X)] keeps their spread and the task's own estimate as centre.
+    """
+
+    def __init__(self, n: np.ndarray, c: np.ndarray, ks: Sequence[int], level: str):
+        self.n, self.c, self.level = n, c, level
+        self.point = {k: PassAtKLookup(n, k)(n, c) for k in ks}
+        self.lookups = {k: PassAtKLookup(n, k) for k in ks} if level == "exact" else {}
+        self.offsets = {k: lk.offsets_for(n) for k, lk in self.lookups.items()}
+        self.moments = {k: _within_moments(n, c, k) for k in ks} if level != "none" else {}
+        self.c_b: np.ndarray | None = None
+
+    def draw(self, rng: np.random.Generator, idx: np.ndarray) -> None:
+        if self.level == "exact":
+            rate = np.where(self.n > 0, self.c / np.maximum(self.n, 1), 0.0)
+            self.c_b = rng.binomial(self.n[idx], rate[idx])
+
+    def stats(self, rng, idx, blocks: _Blocks, k: int, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        every = bool(valid.all())
+        point = self.point[k] if every else np.where(valid, self.point[k], np.nan)
+        if self.level == "none":
+            return blocks.stats(point[idx], every)
+        mean, var = self.moments[k]
+        if self.level == "exact":
+            shift = (point - mean)[idx]
+            values = np.clip(self.lookups[k].flat[self.offsets[k][idx] + self.c_b] + shift, 0.0, 1.0)
+            return blocks.stats(values, every)
+        sums, counts = blocks.stats(point[idx], every)
+        var_sums, _ = blocks.stats((var if every else np.where(valid, var, np.nan))[idx], every)
+        return np.clip(sums + rng.normal(0.0, np.sqrt(var_sums)), 0.0, counts), counts
+
+
+def _combine(sums: np.ndarray, counts: np.ndarray, weights: np.ndarray, rule: str) -> np.ndarray:
+    """Micro (weighted task mean) or macro (weighted mean of stratum means) per replicate."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if rule == "micro":
+            den = (counts * weights).sum(axis=1)
+            return np.where(den > 0, (sums * weights).sum(axis=1) / np.where(den > 0, den, 1), np.nan)
+        has = (counts > 0) & (weights > 0)
+        means = np.where(has, sums / np.where(counts > 0, counts, 1), 0.0)
+        den = np.where(has, weights, 0.0).sum(axis=1)
+        return np.where(den > 0, (means * weights).sum(axis=1) / np.where(den > 0, den, 1), np.nan)
 
 
 def _summary(reps: np.ndarray, level: float) -> dict:
@@ -93,46 +208,40 @@ def _summary(reps: np.ndarray, level: float) -> dict:
     return {"ci_low": float(lo), "ci_high": float(hi), "se": float(np.std(reps, ddof=1))}
 
 
-def _group_means(values: np.ndarray, idx: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    member = mask[idx] & np.isfinite(values)
-    count = member.sum(axis=1)
-    total = np.where(member, values, 0.0).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
-
+# ---- public entry points --------------------------------------------------------------------
 
 def bootstrap_pass_at_k(n: np.ndarray, c: np.ndarray, strata: Strata, ks: Sequence[int],
-                        spec: IntervalSpec, groups: Mapping[str, np.ndarray] | None = None) -> dict:
-    """Intervals for micro and macro pass@k per k, and for each group (a task mask, micro mean).
+                        spec: IntervalSpec, stream: int = 0) -> dict:
+    """Intervals for micro and macro pass@k per k, and for each slice on its own.
 
-    Returns {k: {"micro": {ci_low, ci_high, se}, "macro": {...}, "groups": {name: {...}}}}.
-    Tasks with no counted candidates never enter a replicate.
+    Returns {k: {"micro": {ci_low, ci_high, se}, "macro": {...}, "strata": {slice: {...}}}}.
+    Tasks with no counted candidates never enter a replicate. `stream` picks an independent
+    random stream for the same seed (groups bootstrapped on their own use their own stream).
     """
-    n = np.asarray(n, dtype=np.int64)
-    c = np.asarray(c, dtype=np.int64)
+    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
     keep = n > 0
-    groups = {name: np.asarray(mask, dtype=bool)[keep] for name, mask in (groups or {}).items()}
     n, c, codes = n[keep], c[keep], strata.codes[keep]
+    blocks = _Blocks.of(codes)
+    weights = strata.weights[list(blocks.codes)]
     ks = [int(k) for k in ks]
-    lookups = {k: PassAtKLookup(n, k) for k in ks}
-    collected = {k: {"micro": [], "macro": [], "groups": {g: [] for g in groups}} for k in ks}
-    rng = np.random.default_rng(spec.seed)
+    run = _Run(n, c, ks, candidate_level(spec, n.size))
+    parts: dict[int, list] = {k: [] for k in ks}
+    rng = np.random.default_rng([spec.seed, stream])
     for reps in (_chunks(spec.resamples, n.size) if n.size else ()):
-        idx = _resample_tasks(rng, codes, reps)
-        n_b = n[idx]
-        c_b = _resample_passes(rng, n, c, idx, spec.method == "bootstrap")
-        codes_b = codes[idx]
+        idx = blocks.draw(rng, reps)
+        run.draw(rng, idx)
         for k in ks:
-            values = lookups[k](n_b, c_b)
-            for rule in AGGREGATIONS:
-                collected[k][rule].append(aggregate_rows(values, codes_b, strata, rule))
-            for name, mask in groups.items():
-                collected[k]["groups"][name].append(_group_means(values, idx, mask))
+            parts[k].append(run.stats(rng, idx, blocks, k, n >= k))
     out = {}
     for k in ks:
-        entry = collected[k]
-        out[k] = {rule: _summary(_cat(entry[rule]), spec.level) for rule in AGGREGATIONS}
-        out[k]["groups"] = {g: _summary(_cat(v), spec.level) for g, v in entry["groups"].items()}
+        width = len(blocks.codes)
+        sums = np.concatenate([p[0] for p in parts[k]]) if parts[k] else np.zeros((0, width))
+        counts = np.concatenate([p[1] for p in parts[k]]) if parts[k] else np.zeros((0, width))
+        out[k] = {rule: _summary(_combine(sums, counts, weights, rule), spec.level) for rule in AGGREGATIONS}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = sums / counts
+        out[k]["strata"] = {strata.names[code]: _summary(means[:, j], spec.level)
+                            for j, code in enumerate(blocks.codes)}
     return out
 
 
@@ -140,34 +249,29 @@ def paired_bootstrap(n_base: np.ndarray, c_base: np.ndarray, n_cand: np.ndarray,
                      strata: Strata, ks: Sequence[int], spec: IntervalSpec, rule: str) -> dict:
     """Interval of pass@k(candidate) - pass@k(baseline) on the same tasks, drawn as pairs.
 
-    Each replicate draws one set of tasks for both runs; candidates are redrawn within each run.
-    Per k, only tasks estimable in both runs (n >= k in each) count.
+    Each replicate draws one set of tasks for both runs; candidates are redrawn within each run
+    independently. Per k, only tasks estimable in both runs (n >= k in each) count.
     Returns {k: {ci_low, ci_high, se}}.
     """
-    arrays = [np.asarray(a, dtype=np.int64) for a in (n_base, c_base, n_cand, c_cand)]
-    n_a, c_a, n_b, c_b = arrays
+    if rule not in AGGREGATIONS:
+        raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {rule!r}")
+    n_a, c_a, n_b, c_b = (np.asarray(x, dtype=np.int64) for x in (n_base, c_base, n_cand, c_cand))
     keep = (n_a > 0) & (n_b > 0)
     n_a, c_a, n_b, c_b, codes = n_a[keep], c_a[keep], n_b[keep], c_b[keep], strata.codes[keep]
+    blocks = _Blocks.of(codes)
+    weights = strata.weights[list(blocks.codes)]
     ks = [int(k) for k in ks]
-    look_a = {k: PassAtKLookup(n_a, k) for k in ks}
-    look_b = {k: PassAtKLookup(n_b, k) for k in ks}
+    level = candidate_level(spec, n_a.size)
+    base, cand = _Run(n_a, c_a, ks, level), _Run(n_b, c_b, ks, level)
     collected: dict[int, list] = {k: [] for k in ks}
-    rng = np.random.default_rng(spec.seed)
-    within = spec.method == "bootstrap"
+    rng = np.random.default_rng([spec.seed, 0])
     for reps in (_chunks(spec.resamples, n_a.size) if n_a.size else ()):
-        idx = _resample_tasks(rng, codes, reps)
-        pa = _resample_passes(rng, n_a, c_a, idx, within)
-        pb = _resample_passes(rng, n_b, c_b, idx, within)
-        codes_b = codes[idx]
+        idx = blocks.draw(rng, reps)
+        base.draw(rng, idx)
+        cand.draw(rng, idx)
         for k in ks:
-            va = look_a[k](n_a[idx], pa)
-            vb = look_b[k](n_b[idx], pb)
-            both = np.isfinite(va) & np.isfinite(vb)
-            diff = (aggregate_rows(np.where(both, vb, np.nan), codes_b, strata, rule)
-                    - aggregate_rows(np.where(both, va, np.nan), codes_b, strata, rule))
+            valid = (n_a >= k) & (n_b >= k)
+            diff = (_combine(*cand.stats(rng, idx, blocks, k, valid), weights, rule)
+                    - _combine(*base.stats(rng, idx, blocks, k, valid), weights, rule))
             collected[k].append(diff)
-    return {k: _summary(_cat(collected[k]), spec.level) for k in ks}
-
-
-def _cat(parts: list) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.zeros(0)
+    return {k: _summary(np.concatenate(collected[k]) if collected[k] else np.zeros(0), spec.level) for k in ks}

@@ -161,7 +161,8 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def denominator(n: np.ndarray, k: int) -> dict:
-    """What a pass@k figure is computed over: tasks, candidates per task, k, tasks with n < k."""
+    """What a pass@k figure is computed over: tasks, candidates per task, k, and the tasks left out
+    because n < k (including tasks with no counted candidate at all)."""
     n = np.asarray(n, dtype=np.int64)
     estimable = n >= k
     per_task = n[estimable]
@@ -169,6 +170,7 @@ def denominator(n: np.ndarray, k: int) -> dict:
         "k": int(k),
         "tasks": int(estimable.sum()),
         "not_estimable_tasks": int((~estimable).sum()),
+        "no_counted_candidates": int((n == 0).sum()),
         "candidates_per_task": _spread(per_task),
         "candidates": int(per_task.sum()),
     }
