@@ -50,7 +50,7 @@ class Launch:
 
 
 class ThrottledSink:
-    """The engine's progress callback: posts at most one message per interval, plus every phase change."""
+    """The engine's progress callback: at most one message per interval, plus every phase change and the last."""
 
     def __init__(self, post, interval: float = PROGRESS_INTERVAL_S):
         self.post, self.interval = post, interval
@@ -58,7 +58,9 @@ class ThrottledSink:
 
     def __call__(self, progress: Progress) -> None:
         now = time.monotonic()
-        if progress.phase != self.phase or now - self.last_post >= self.interval or progress.phase == "finished":
+        last = bool(progress.total) and progress.done >= progress.total
+        if progress.phase != self.phase or now - self.last_post >= self.interval or last \
+                or progress.phase == "finished":
             self.phase, self.last_post = progress.phase, now
             self.post(progress)
 

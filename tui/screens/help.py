@@ -2,29 +2,41 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Label, Markdown
+from textual.widgets import Label, Static
 
-HELP = """\
-**Anywhere**: `ctrl+p` command palette · `f1` this help · `ctrl+t` light/dark theme · `escape` back · `ctrl+q` quit
+ANYWHERE = ("ctrl+p command palette · f1 this help · ctrl+t light/dark theme · escape back · "
+            "ctrl+q quit (a running run is cancelled first)")
+KEYS = (  # screen, keys, headless equivalent
+    ("Runs", "n new run · o open manifest · enter report · l live · v verdict · i failures · b boundaries · "
+             "c compare · r resume · / search", "passgate run; passgate report"),
+    ("New run", "ctrl+n next step · ctrl+b back a step · ctrl+l launch", "passgate freeze M -o F; passgate run F"),
+    ("Live run", "c cancel (containers removed) · r resume · enter report · v verdict · i failures",
+     "passgate run --resume RUN"),
+    ("Report", "v verdict · i failures · b boundaries · e export", "passgate report RUN"),
+    ("Verdict", "a choose baseline · b boundaries · e export", "passgate gate RUN --baseline B"),
+    ("Failures", "x rerun candidate · t rerun task · / search", "core.rerun.rerun_task"),
+    ("Boundaries", "s sign off (approve or refuse) the selected relaxation", "passgate signoff RUN --boundary B"),
+    ("Compare", "a choose the other run", "passgate gate A --baseline B"),
+)
+NOTE = ("A run's record is append-only: a rerun adds attempts and never changes a decided outcome; a sign-off "
+        "adds a row; a cancelled run resumes from the record.")
 
-| screen | keys | headless equivalent |
-|---|---|---|
-| Runs | `n` new run · `o` open manifest · `enter` report · `l` live · `v` verdict · `i` failures · `b` boundaries · `c` compare · `r` resume · `/` search | `passgate run`, `passgate report` |
-| New run | `ctrl+n` next step · `ctrl+b` back a step · `ctrl+l` launch | `passgate freeze M -o F`, `passgate run F` |
-| Live run | `c` cancel (containers removed) · `r` resume · `enter` report · `v` verdict · `i` failures | `passgate run --resume RUN` |
-| Report | `v` verdict · `i` failures · `b` boundaries · `e` export | `passgate report RUN` |
-| Verdict | `a` choose baseline · `b` boundaries · `e` export | `passgate gate RUN --baseline RUN` |
-| Failures | `x` rerun candidate · `t` rerun task · `/` search | `core.rerun.rerun_task` |
-| Boundaries | `s` sign off the selected relaxation | `passgate signoff RUN --boundary B` |
-| Compare | `a` choose the other run | `passgate compare A B` |
 
-A run's record is append-only: a rerun adds attempts and never changes a decided outcome; a
-sign-off adds a row; cancelling records the run as cancelled and `r` resumes it from the record.
-"""
+def help_table() -> Group:
+    table = Table(expand=True, show_lines=True)
+    table.add_column("screen", width=11, style="bold")
+    table.add_column("keys", ratio=3)
+    table.add_column("headless equivalent", ratio=2)
+    for row in KEYS:
+        table.add_row(*row)
+    return Group(Text.assemble(("Anywhere: ", "bold"), ANYWHERE), table, Text(NOTE, style="italic"))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -36,4 +48,4 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(classes="dialog wide"):
             yield Label("passgate console — help", classes="dialog-title")
             with VerticalScroll(id="help-body"):
-                yield Markdown(HELP)
+                yield Static(help_table())
