@@ -193,6 +193,17 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         if row.status not in records.RESUMABLE_STATUSES:
             self.notify(f"Run {run_id} is {row.status}; only an unfinished run resumes.", severity="warning")
             return
+        if row.status in records.ACTIVE_STATUSES and self.app.launch_for(run_id) is None:
+            from .dialogs import ConfirmScreen
+            # the record says running, but not from this console: a crashed run, or another process's
+            self.app.push_screen(ConfirmScreen(
+                f"Run {run_id} is recorded as {row.status}",
+                "Resume it only if no other passgate process is running it (a crashed run stays 'running'). "
+                "Resume now?"), lambda yes: self._resume(run_id) if yes else None)
+            return
+        self._resume(run_id)
+
+    def _resume(self, run_id: str) -> None:
         launch = self.app.launch("resume", run_id)
         if launch is not None:
             from .live import LiveRunScreen
