@@ -1,0 +1,294 @@
+"""Candidates from an OpenAI-compatible endpoint: the stub server on loopback, real HTTP and SSE.
+
+The unit-level tests here call `generate_candidates` directly; the end-to-end tests (marked
+docker) run `passgate run` as a subprocess against the stub, kill it mid-generation and resume.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+import yaml
+
+from passgate.core.errors import ConfigError
+from passgate.core.generate import EndpointRefused, generate_candidates
+from passgate.core.generation_report import generation_lines, generation_summary
+from passgate.core.manifest import parse_manifest
+from passgate.core.prompts import chat_messages, render_prompt
+from passgate.core.taskio import read_text
+from passgate.core.tasks_humaneval import default_path, load
+from tests.core.openai_stub import WRONG_BODY, OpenAIStub, humaneval_answers
+
+TASK_IDS = ("HumanEval/0", "HumanEval/2", "HumanEval/4")
+
+
+@pytest.fixture(scope="module")
+def humaneval_tasks():
+    path = default_path()
+    tasks, _notes = load(path, read_text(path), "humaneval")
+    return {t.task_id: t for t in tasks}
+
+
+@pytest.fixture
+def stub():
+    server = OpenAIStub(humaneval_answers()).start()
+    yield server
+    server.stop()
+
+
+def make_manifest(endpoint: str, *, template: str = "{prompt}", postprocess: dict | None = None, **generation):
+    gen = {"endpoint": endpoint, "model": "stub-coder-1b", "n_per_task": 2, "concurrency": 2,
+           "request_timeout_s": 5, "retries": 2, **generation}
+    doc = {"name": "generate-unit", "tasks": {"sets": [{"kind": "humaneval", "task_ids": list(TASK_IDS)}],
+                                               "prompt_template": template},
+           "candidates": {"source": "generate", "postprocess": postprocess or {"style": "body"}},
+           "generation": gen}
+    return parse_manifest(yaml.safe_dump(doc))
+
+
+def run(manifest, tasks, **kw):
+    out: list = []
+    result = generate_candidates(manifest, [tasks[t] for t in TASK_IDS], emit=out.append,
+                                 backoff_s=kw.pop("backoff_s", 0.01), **kw)
+    return sorted(out, key=lambda c: (c.task_id, c.candidate_index)), result
+
+
+# ------------------------------------------------------------------------------------ prompts
+def test_prompt_template_fills_only_the_three_placeholders(humaneval_tasks):
+    task = humaneval_tasks["HumanEval/0"]
+    text = render_prompt("# {task_id} calls {entry_point}\n{prompt}{not_a_placeholder} {}", task)
+    assert text == f"# HumanEval/0 calls has_close_elements\n{task.prompt}{{not_a_placeholder}} {{}}"
+
+
+def test_chat_messages_put_the_system_prompt_first():
+    assert chat_messages("be terse", "hi") == [{"role": "system", "content": "be terse"},
+                                              {"role": "user", "content": "hi"}]
+    assert chat_messages(None, "hi") == [{"role": "user", "content": "hi"}]
+
+
+# ------------------------------------------------------------------------------------ records
+def test_every_candidate_records_its_whole_generation(stub, humaneval_tasks):
+    manifest = make_manifest(stub.base_url, seed_base=10, logprobs=True, max_tokens=300)
+    cands, result = run(manifest, humaneval_tasks)
+    assert [(c.task_id, c.candidate_index) for c in cands] == [(t, i) for t in TASK_IDS for i in (0, 1)]
+    assert result.emitted == 6 and result.generation_errors == 0
+    for c in cands:
+        prompt, body = stub.tasks[c.task_id]
+        assert c.seed == 10 + c.candidate_index
+        assert c.raw_text == (body if c.seed % 2 == 0 else WRONG_BODY)
+        assert c.program.startswith(prompt) and c.raw_text in c.program
+        assert c.finish_reason == "stop" and c.gen_status == "ok" and c.source == "generate"
+        assert c.prompt_tokens > 0 and c.completion_tokens > 0 and c.latency_ms > 0
+        assert c.model_id == "stub-coder-1b@fp-stub-0001"
+        assert c.logprobs and all(lp == -0.25 for lp in c.logprobs)
+        assert [a["outcome"] for a in c.gen_attempts] == ["ok"]
+    sent = [entry["body"] for entry in stub.log]
+    assert all(b["n"] == 1 and b["temperature"] == 0.0 and b["max_tokens"] == 300 for b in sent)
+    assert sorted(b["seed"] for b in sent) == [10, 10, 10, 11, 11, 11]
+
+
+def test_chat_with_streaming_reads_events_usage_and_logprobs(stub, humaneval_tasks):
+    template = "Complete this function in a ```python block.\n{prompt}"
+    manifest = make_manifest(stub.base_url, api="chat", streaming=True, logprobs=True, template=template,
+                             system_prompt="You write Python.", postprocess={"extract_fence": True, "style": "full"})
+    cands, _ = run(manifest, humaneval_tasks)
+    assert len(cands) == 6
+    for c in cands:
+        prompt, body = stub.tasks[c.task_id]
+        assert c.raw_text.startswith("Here is the function:") and "```python" in c.raw_text
+        assert c.program.strip() == (prompt + (body if c.seed % 2 == 0 else WRONG_BODY)).strip()
+        assert c.prompt_tokens and c.completion_tokens and c.logprobs
+        assert c.gen_attempts[0]["model"] == "stub-coder-1b"
+    first = stub.log[0]["body"]
+    assert first["stream"] is True and first["messages"][0] == {"role": "system", "content": "You write Python."}
+
+
+def test_without_seed_base_no_seed_is_sent(stub, humaneval_tasks):
+    cands, _ = run(make_manifest(stub.base_url, seed_base=None, n_per_task=1), humaneval_tasks)
+    assert all(c.seed is None for c in cands)
+    assert all("seed" not in entry["body"] for entry in stub.log)
+
+
+# ------------------------------------------------------------------------------------ failures
+def test_failed_requests_are_retried_with_backoff_and_every_attempt_recorded(stub, humaneval_tasks):
+    stub.error_first = 2
+    cands, _ = run(make_manifest(stub.base_url, retries=3, n_per_task=1), humaneval_tasks)
+    for c in cands:
+        assert c.gen_status == "ok"
+        assert [(a["attempt"], a["outcome"], a.get("status")) for a in c.gen_attempts] == \
+            [(1, "error", 503), (2, "error", 503), (3, "ok", None)]
+        assert "overloaded" in c.gen_attempts[0]["error"]
+        assert c.gen_attempts[0]["retry_in_s"] == 0.0      # the server's Retry-After: 0 wins
+    assert set(stub.requests.values()) == {3}
+
+
+def test_backoff_doubles_up_to_its_cap_and_a_retry_after_header_wins(stub):
+    from passgate.core.generate import _Generator   # the delay rule, without sleeping through it
+    manifest = make_manifest(stub.base_url)
+    gen = _Generator(manifest.generation, None, "{prompt}", None, threading.Event(), print, 0.5, 3.0)
+    assert [gen._delay(n, None) for n in (1, 2, 3, 4)] == [0.5, 1.0, 2.0, 3.0]
+    assert gen._delay(1, 7.5) == 3.0
+
+
+def test_a_candidate_that_keeps_failing_is_a_generation_error_never_a_resample(stub, humaneval_tasks):
+    stub.fail_always = {"HumanEval/2"}
+    cands, result = run(make_manifest(stub.base_url, retries=2), humaneval_tasks)
+    failed = [c for c in cands if c.task_id == "HumanEval/2"]
+    assert [c.gen_status for c in failed] == ["generation_error"] * 2
+    assert all("HTTP 500" in c.gen_error and "after 3 attempts" in c.gen_error for c in failed)
+    assert all(len(c.gen_attempts) == 3 and c.raw_text == "" for c in failed)
+    assert result.generation_errors == 2
+    # exactly the declared seeds were asked, each 1 + retries times: nothing resampled in their place
+    assert {k: v for k, v in stub.requests.items() if k[0] == "HumanEval/2"} == \
+        {("HumanEval/2", 0): 3, ("HumanEval/2", 1): 3}
+
+
+def test_a_hanging_server_times_out_and_the_timeout_is_recorded(stub, humaneval_tasks):
+    stub.hang, stub.hang_s = {"HumanEval/4"}, 3.0
+    manifest = make_manifest(stub.base_url, retries=1, n_per_task=1, request_timeout_s=0.4)
+    cands, _ = run(manifest, humaneval_tasks)
+    hung = next(c for c in cands if c.task_id == "HumanEval/4")
+    assert hung.gen_status == "generation_error"
+    assert "no answer within 0.4s" in hung.gen_error and len(hung.gen_attempts) == 2
+    assert all(c.gen_status == "ok" for c in cands if c.task_id != "HumanEval/4")
+
+
+def test_output_truncated_at_max_tokens_is_recorded_and_kept_as_the_answer(stub, humaneval_tasks):
+    stub.truncate = {"HumanEval/0"}
+    for streaming in (False, True):
+        cands, _ = run(make_manifest(stub.base_url, n_per_task=1, streaming=streaming), humaneval_tasks)
+        cut = next(c for c in cands if c.task_id == "HumanEval/0")
+        assert cut.gen_status == "ok" and cut.finish_reason == "length"
+        assert cut.raw_text == stub.tasks["HumanEval/0"][1][: len(stub.tasks["HumanEval/0"][1]) // 2]
+    cands, _ = run(make_manifest(stub.base_url, n_per_task=1, max_tokens=4), humaneval_tasks)
+    assert all(c.finish_reason == "length" and len(c.raw_text) == 16 for c in cands)
+
+
+def test_a_stream_that_stops_before_done_is_a_failed_attempt(stub, humaneval_tasks):
+    stub.drop_stream = {"HumanEval/2"}
+    cands, _ = run(make_manifest(stub.base_url, n_per_task=1, streaming=True, retries=1), humaneval_tasks)
+    dropped = next(c for c in cands if c.task_id == "HumanEval/2")
+    assert dropped.gen_status == "generation_error" and "ended before [DONE]" in dropped.gen_error
+    assert stub.answered[("HumanEval/2", 0)] == 0 and stub.requests[("HumanEval/2", 0)] == 2
+
+
+def test_an_unreachable_endpoint_stops_the_run_and_records_nothing(humaneval_tasks):
+    closed = OpenAIStub({})
+    url = closed.base_url
+    closed.stop()
+    with pytest.raises(EndpointRefused, match="first request .* failed after 2 attempts"):
+        run(make_manifest(url, retries=1), humaneval_tasks)
+
+
+# ------------------------------------------------------------------------------------ the contract
+def test_model_revision_mismatch_refuses_before_any_candidate_is_emitted(stub, humaneval_tasks):
+    with pytest.raises(EndpointRefused) as err:
+        run(make_manifest(stub.base_url, model_revision="fp-release-0042"), humaneval_tasks)
+    message = str(err.value)
+    assert "'fp-release-0042'" in message and "'stub-coder-1b'" in message and "'fp-stub-0001'" in message
+    assert len(stub.log) == 1     # the first answer alone was asked, and nothing was emitted
+
+
+def test_model_revision_matches_the_reported_fingerprint_or_model(stub, humaneval_tasks):
+    for pin in ("fp-stub-0001", "stub-coder-1b"):
+        cands, _ = run(make_manifest(stub.base_url, model_revision=pin, n_per_task=1), humaneval_tasks)
+        assert len(cands) == 3
+
+
+def test_api_key_comes_from_the_named_variable_and_is_recorded_nowhere(stub, humaneval_tasks, monkeypatch):
+    secret = "sk-stubsecret-0123456789abcdef"
+    stub.api_key = secret
+    monkeypatch.setenv("PASSGATE_TEST_API_KEY", secret)
+    cands, _ = run(make_manifest(stub.base_url, api_key_env="PASSGATE_TEST_API_KEY", n_per_task=1), humaneval_tasks)
+    assert all(entry["key_ok"] for entry in stub.log) and len(cands) == 3
+    assert secret not in repr(cands)
+    monkeypatch.setenv("PASSGATE_TEST_API_KEY", "sk-wrong-key-000000000000")
+    with pytest.raises(EndpointRefused, match=r"HTTP 401.*\$PASSGATE_TEST_API_KEY"):
+        run(make_manifest(stub.base_url, api_key_env="PASSGATE_TEST_API_KEY"), humaneval_tasks)
+    monkeypatch.delenv("PASSGATE_TEST_API_KEY")
+    with pytest.raises(ConfigError, match="PASSGATE_TEST_API_KEY .* is not set"):
+        run(make_manifest(stub.base_url, api_key_env="PASSGATE_TEST_API_KEY"), humaneval_tasks)
+
+
+def test_an_endpoint_url_with_credentials_is_refused(humaneval_tasks):
+    with pytest.raises(ConfigError, match="must not carry credentials"):
+        run(make_manifest("http://user:pw@127.0.0.1:9/v1"), humaneval_tasks)
+
+
+# ------------------------------------------------------------------------------------ resume, cancel
+def test_recorded_indices_are_never_requested_again(stub, humaneval_tasks):
+    skip = {("HumanEval/0", 0), ("HumanEval/2", 1), ("HumanEval/4", 0), ("HumanEval/4", 1)}
+    cands, result = run(make_manifest(stub.base_url), humaneval_tasks, skip=skip)
+    assert {(c.task_id, c.candidate_index) for c in cands} == {("HumanEval/0", 1), ("HumanEval/2", 0)}
+    assert set(stub.requests) == {("HumanEval/0", 1), ("HumanEval/2", 0)} and result.skipped == 4
+
+
+def test_cancel_stops_requesting_and_leaves_the_rest_unrecorded(stub, humaneval_tasks):
+    cancel = threading.Event()
+    out = []
+
+    def emit(c):
+        out.append(c)
+        if len(out) == 2:
+            cancel.set()
+    result = generate_candidates(make_manifest(stub.base_url, concurrency=1), [humaneval_tasks[t] for t in TASK_IDS],
+                                 emit=emit, cancel=cancel)
+    assert result.cancelled and len(out) == 2 and sum(stub.requests.values()) == 2
+
+
+def test_concurrency_overlaps_requests(stub, humaneval_tasks):
+    stub.hang, stub.hang_s = set(TASK_IDS), 0.3
+    import time
+    start = time.monotonic()
+    cands, _ = run(make_manifest(stub.base_url, concurrency=6, n_per_task=3), humaneval_tasks)
+    # 9 answers of 0.3 s each: the first alone, then 8 over 6 connections -> well under 9 x 0.3
+    assert len(cands) == 9 and time.monotonic() - start < 1.8
+
+
+# ------------------------------------------------------------------------------------ repair
+def test_repair_rounds_are_declared_and_each_recorded(stub, humaneval_tasks):
+    def public_check(task, program):
+        ok = WRONG_BODY not in program
+        return ok, "" if ok else "AssertionError: has_close_elements([1.0, 2.0], 0.5) returned None"
+    manifest = make_manifest(stub.base_url, api="chat", n_per_task=2, repair={"enabled": True, "rounds": 2},
+                             postprocess={"extract_fence": True, "style": "full"})
+    cands, _ = run(manifest, humaneval_tasks, check=public_check)
+    first, wrong = [c for c in cands if c.task_id == "HumanEval/0"]
+    assert [(a.get("round"), a.get("kind", "request")) for a in first.gen_attempts] == \
+        [(0, "request"), (0, "public_check")]
+    assert [(a.get("round"), a.get("kind", "request"), a.get("passed")) for a in wrong.gen_attempts] == \
+        [(0, "request", None), (0, "public_check", False), (1, "request", None), (1, "public_check", True)]
+    assert WRONG_BODY not in wrong.program      # the repaired answer is the candidate
+    repair_turn = next(e["body"]["messages"] for e in stub.log if len(e["body"]["messages"]) > 1)
+    assert repair_turn[-2]["role"] == "assistant" and "repair round 1" in repair_turn[-1]["content"]
+
+
+def test_repair_needs_chat_and_the_engine_check(stub, humaneval_tasks):
+    with pytest.raises(ConfigError, match="needs api: chat"):
+        run(make_manifest(stub.base_url, repair={"enabled": True, "rounds": 1}), humaneval_tasks,
+            check=lambda t, p: (True, ""))
+    with pytest.raises(ConfigError, match="no public-test check"):
+        run(make_manifest(stub.base_url, api="chat", repair={"enabled": True, "rounds": 1}), humaneval_tasks)
+
+
+# ------------------------------------------------------------------------------------ report
+def test_generation_summary_counts_tokens_time_retries_and_errors(stub, humaneval_tasks):
+    from passgate.core.engine import _candidate_rows
+    from passgate.core.pipeline_inputs import Inputs
+    stub.error_first, stub.fail_always = 1, {"HumanEval/4"}
+    manifest = make_manifest(stub.base_url, retries=1)
+    cands, _ = run(manifest, humaneval_tasks)
+    rows = _candidate_rows("r-test", Inputs([], cands, ""))
+    summary = generation_summary(manifest.canonical(), rows)
+    assert summary["candidates"] == 6 and summary["ok"] == 4 and len(summary["generation_errors"]) == 2
+    assert summary["requests"] == 12 and summary["retries"] == 6 and summary["failed_requests"] == 8
+    assert summary["prompt_tokens"] == sum(c.prompt_tokens for c in cands if c.gen_status == "ok")
+    assert summary["completion_tokens"] == sum(c.completion_tokens for c in cands if c.gen_status == "ok")
+    assert summary["served_models"] == {"stub-coder-1b@fp-stub-0001": 4}
+    assert summary["wall_s"] > 0 and summary["request_s"] > 0
+    text = "\n".join(generation_lines(summary))
+    assert "seed 0 + candidate index" in text and "2 generation errors" in text
+    assert "generation error HumanEval/4 #0: HTTP 500" in text
+    assert json.dumps(summary)  # plain data, ready for a JSON report
