@@ -22,7 +22,7 @@ from typing import Callable
 
 from .boundary import container_checks, failed, probe_checks
 from .decide import Attempt, Final, Need, Policy, decide
-from .errors import BoundaryOpen, PassgateError, StoreError
+from .errors import BoundaryOpen, PassgateError, SandboxUnavailable, StoreError
 from .manifest import Manifest, load_manifest, parse_manifest
 from .model import Task
 from .progress import Progress, ProgressSink
@@ -417,6 +417,20 @@ def _start_generation(ctx: RunContext, have: set) -> queue.Queue:
     return feed
 
 
+def _new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float = 120.0):
+    """Start a worker, waiting out a restarting engine (with backoff) before calling it an infra failure."""
+    deadline = time.monotonic() + patience_s
+    delay = 0.5
+    while True:
+        try:
+            return runner.new_worker()
+        except (WorkerLost, SandboxUnavailable):
+            if stop.is_set() or time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 8.0)
+
+
 def _dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on_result=None, workers=None,
               feed: queue.Queue | None = None, on_feed=None):
     """Run jobs on `workers` sandbox workers in threads; yields (job, result-or-WorkerLost) in arrival order.
@@ -449,7 +463,7 @@ def _dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on
                 lim = limits_of(job)
                 try:
                     if worker is None:
-                        worker = runner.new_worker()
+                        worker = _new_worker_patiently(runner, stop)
                     task = task_payload(ctx.tasks[job.task_id])
                     res = worker.evaluate(task, job.program, lim, timeout=float(lim["wall_s"]) * 2 + 30)
                     res["node"], res["container_id"] = worker.node, getattr(worker, "container_id", "")

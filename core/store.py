@@ -131,15 +131,27 @@ class Store:
 
     # ---- schema -------------------------------------------------------------------------
     def _migrate(self) -> None:
+        if self._check_version() == SCHEMA_VERSION:
+            return
+        # take the write lock first: two processes opening a new file must not both migrate
+        self.db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = self._check_version()
+            for version, step in MIGRATIONS:
+                if version > current:
+                    step(self.db)
+                    self.db["meta"].upsert({"key": "schema_version", "value": str(version)}, pk="key")
+            self.db.conn.execute("COMMIT")
+        except BaseException:
+            self.db.conn.execute("ROLLBACK")
+            raise
+
+    def _check_version(self) -> int:
         current = self.schema_version()
         if current > SCHEMA_VERSION:
             raise StoreError(f"{self.path} has schema version {current}, newer than this passgate "
                              f"({SCHEMA_VERSION}); upgrade passgate to read it")
-        for version, step in MIGRATIONS:
-            if version > current:
-                with self.db.conn:
-                    step(self.db)
-                    self.db["meta"].upsert({"key": "schema_version", "value": str(version)}, pk="key")
+        return current
 
     def schema_version(self) -> int:
         if "meta" not in self.db.table_names():

@@ -1,0 +1,99 @@
+"""Infrastructure faults mid-run: the run finishes with every candidate recorded once, infra
+failures labelled as infra and retried, and the record consistent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from passgate.core.engine import start_run
+from passgate.core.store import Store, verify_chain
+from tests.core.test_resume import manifest
+
+
+def run_in_thread(db: Path, m: Path):
+    box: dict = {}
+
+    def go():
+        try:
+            box["run_id"] = start_run(Store(db), m)
+        except BaseException as exc:  # surfaced by the test
+            box["error"] = exc
+    t = threading.Thread(target=go)
+    t.start()
+    return t, box
+
+
+def wait_for_outcomes(db: Path, n: int, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        s = Store(db)
+        try:
+            done = s.db.execute("SELECT COUNT(*) FROM outcomes").fetchone()[0]
+        finally:
+            s.close()
+        if done >= n:
+            return
+        assert time.monotonic() < deadline, "run made no progress"
+        time.sleep(0.1)
+
+
+def assert_consistent(db: Path, run_id: str, n_tasks: int) -> Store:
+    store = Store(db)
+    assert store.run(run_id)["status"] == "completed"
+    outcomes = store.rows("outcomes", run_id)
+    assert len(outcomes) == n_tasks
+    assert len({(o["task_id"], o["candidate_index"]) for o in outcomes}) == n_tasks
+    assert all(o["outcome"] == "passed" for o in outcomes), [o for o in outcomes if o["outcome"] != "passed"]
+    assert store.integrity_ok() and verify_chain(store, run_id) == []
+    return store
+
+
+def test_a_sandbox_container_killed_from_outside_is_retried_as_infra(tmp_path, image_digest, docker_client):
+    db = tmp_path / "f.db"
+    t, box = run_in_thread(db, manifest(tmp_path, image_digest, n_tasks=40))
+    wait_for_outcomes(db, 8)
+    victims = docker_client.containers.list(filters={"label": f"passgate.controller_pid={os.getpid()}"})
+    assert victims
+    victims[0].kill()
+    t.join(300)
+    assert "error" not in box, box.get("error")
+    store = assert_consistent(db, box["run_id"], 40)
+    infra = [e for e in store.rows("executions", box["run_id"]) if e["status"] == "infra_error"]
+    assert infra and all(e["failure_class"] == "infra_error" for e in infra)
+    retried = {(e["task_id"], e["candidate_index"]) for e in infra}
+    for key in retried:
+        attempts = [e for e in store.rows("executions", box["run_id"])
+                    if (e["task_id"], e["candidate_index"]) == key]
+        assert attempts[-1]["status"] == "ok" and attempts[-1]["purpose"] == "infra_retry"
+
+
+def _dockerd_pid() -> int | None:
+    out = subprocess.run(["pidof", "dockerd"], capture_output=True, text=True).stdout.split()
+    return int(out[0]) if out else None
+
+
+@pytest.mark.slow
+def test_dockerd_restarted_mid_run_is_ridden_out(tmp_path, image_digest, docker_client):
+    db = tmp_path / "d.db"
+    t, box = run_in_thread(db, manifest(tmp_path, image_digest, n_tasks=40))
+    wait_for_outcomes(db, 8)
+    pid = _dockerd_pid()
+    assert pid, "dockerd is not running"
+    os.kill(pid, signal.SIGTERM)
+    for _ in range(200):
+        if _dockerd_pid() is None:
+            break
+        time.sleep(0.1)
+    log = open("/var/log/passgate-dockerd.log", "ab")
+    subprocess.Popen(["dockerd"], stdout=log, stderr=log, start_new_session=True)
+    t.join(400)
+    assert "error" not in box, box.get("error")
+    store = assert_consistent(db, box["run_id"], 40)
+    assert any(e["status"] == "infra_error" for e in store.rows("executions", box["run_id"]))
