@@ -371,7 +371,7 @@ def _grade(store: Store, ctx: RunContext, runner: Runner) -> None:
     if ctx.manifest.candidates.source == "generate":
         gen = ctx.manifest.generation
         total = len(ctx.tasks) * gen.n_per_task
-        feed = _start_generation(ctx, set(by_key))
+        feed, generation_failed = _start_generation(ctx, set(by_key), runner)
 
         def on_feed(cand) -> Job | None:
             nonlocal total
@@ -390,6 +390,8 @@ def _grade(store: Store, ctx: RunContext, runner: Runner) -> None:
         on_feed = None
     for job, res in _dispatch(ctx, runner, pending, limits_of, on_result=handle, feed=feed, on_feed=on_feed):
         pass
+    if feed is not None and generation_failed:
+        raise generation_failed[0]    # e.g. EndpointRefused: the run fails with the generator's reason
     while deferred and not ctx.cancel.is_set():
         batch, deferred[:] = list(deferred), []
         ctx.progress(Progress(run_id=ctx.run_id, phase="recheck", done=done, total=total, counts=dict(counts),
@@ -399,22 +401,33 @@ def _grade(store: Store, ctx: RunContext, runner: Runner) -> None:
     store.update_run(ctx.run_id, progress_json=json.dumps({"done": done, "total": total, "counts": dict(counts)}))
 
 
-def _start_generation(ctx: RunContext, have: set) -> queue.Queue:
+def _start_generation(ctx: RunContext, have: set, runner: Runner) -> tuple[queue.Queue, list[BaseException]]:
     """Generate candidates in a thread; each is fed to the grader as soon as it is complete.
 
-    Candidate indices already in the record are never requested again. The queue ends with None.
+    Candidate indices already in the record are never requested again. The queue ends with None;
+    the list then holds the generator's error, if it failed, for the run's thread to raise.
     """
-    from .generate import generate_candidates
+    from .generate import SandboxPublicCheck, generate_candidates
     feed: queue.Queue = queue.Queue()
+    failed: list[BaseException] = []
+    check = None
+    if ctx.manifest.generation.repair.enabled:   # the repair loop's public-suite check, on its own worker
+        check = SandboxPublicCheck(runner, task_payload, lambda t: limits_for(
+            ctx.limits, float(ctx.task_rows[t.task_id]["cpu_limit_s"] or ctx.limits["cpu_s"])))
 
     def produce():
         try:
-            generate_candidates(ctx.manifest, list(ctx.tasks.values()), skip=have, emit=feed.put, cancel=ctx.cancel)
+            generate_candidates(ctx.manifest, list(ctx.tasks.values()), skip=have, emit=feed.put, cancel=ctx.cancel,
+                                check=check)
+        except BaseException as exc:  # noqa: BLE001 - handed to the run's thread, raised there
+            failed.append(exc)
         finally:
+            if check is not None:
+                check.close()
             feed.put(None)
 
     threading.Thread(target=produce, name="passgate-generate", daemon=True).start()
-    return feed
+    return feed, failed
 
 
 def _new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float = 120.0):

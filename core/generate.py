@@ -14,6 +14,7 @@ anything is emitted; a mismatch, a rejected key or an unreachable endpoint stops
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import threading
@@ -27,10 +28,12 @@ from .manifest import GenerationContract, Manifest
 from .model import Candidate, Task
 from .pipeline_inputs import postprocess_spec
 from .prompts import chat_messages, render_prompt, repair_message
+from .redact import redact
 from .store import utcnow
 
 # check(task, program) -> (passed, feedback): the public suite only, run by the engine's sandbox.
-PublicCheck = Callable[[Task, str], tuple[bool, str]]
+# passed is None when the check cannot decide (no public tests, sandbox failure): repair stops.
+PublicCheck = Callable[[Task, str], tuple[bool | None, str]]
 
 
 class EndpointRefused(PassgateError):
@@ -168,31 +171,30 @@ class _Generator:
         reply = self._request(ex, prompt_text, messages, seed, round_no=0, probing=probing)
         if reply is None:
             return None if self._stopping() else _failed(task, index, seed, ex)
-        processed, program = self.postprocess(reply.text, task, self.spec, prompt=prompt_text)
+        # the answer continues the task's code prompt, whatever prose the template wraps around it
+        processed, program = self.postprocess(reply.text, task, self.spec)
         if self.gen.repair.enabled:
-            outcome = self._repair(task, ex, messages, seed, reply, program)
+            outcome = self._repair(task, ex, messages, seed, reply, processed, program)
             if outcome is None:
                 return None if self._stopping() else _failed(task, index, seed, ex)
             reply, processed, program = outcome
         return _built(task, index, seed, ex, reply, processed, program)
 
-    def _repair(self, task: Task, ex: _Exchange, messages: list[dict], seed, reply: Reply, program: str):
+    def _repair(self, task: Task, ex: _Exchange, messages: list[dict], seed, reply: Reply, processed: str,
+                program: str):
         """Up to `repair.rounds` more answers while the public suite fails; every round recorded."""
-        processed = None
         for round_no in range(1, self.gen.repair.rounds + 1):
             passed, feedback = self.check(task, program)
             ex.attempts.append({"round": round_no - 1, "kind": "public_check", "passed": passed,
-                                "program_sha256": _sha(program), "feedback": feedback[:2000]})
-            if passed:
+                                "program_sha256": _sha(program), "feedback": redact(feedback)[:2000]})
+            if passed is not False:
                 break
             messages = messages + [{"role": "assistant", "content": reply.text},
                                    {"role": "user", "content": repair_message(round_no, feedback)}]
             reply = self._request(ex, "", messages, seed, round_no=round_no)
             if reply is None:
                 return None
-            processed, program = self.postprocess(reply.text, task, self.spec, prompt=task.prompt)
-        if processed is None:
-            processed, program = self.postprocess(reply.text, task, self.spec, prompt=task.prompt)
+            processed, program = self.postprocess(reply.text, task, self.spec)
         return reply, processed, program
 
     def _request(self, ex: _Exchange, prompt_text: str, messages, seed, *, round_no: int,
@@ -255,6 +257,41 @@ class _Generator:
                 f"the manifest pins generation.model_revision {want!r}, but {self.url} reports model "
                 f"{reply.model!r} with system_fingerprint {reply.system_fingerprint!r}; serve the pinned "
                 f"build or change the manifest (a new manifest id)")
+
+
+class SandboxPublicCheck:
+    """The repair loop's check: the task's public suite alone, on one sandbox worker of its own.
+
+    The protected suite is removed from the task before it reaches the worker, so nothing the
+    model is told in a repair round comes from the tests that grade it.
+    """
+
+    def __init__(self, runner, payload_of: Callable[[Task], dict], limits_of: Callable[[Task], dict]):
+        self.runner, self.payload_of, self.limits_of = runner, payload_of, limits_of
+        self._worker = None
+        self._lock = threading.Lock()
+
+    def __call__(self, task: Task, program: str) -> tuple[bool | None, str]:
+        if not task.public_tests.strip():
+            return None, "the task has no public tests to repair against"
+        limits = self.limits_of(task)
+        with self._lock:
+            try:
+                if self._worker is None:
+                    self._worker = self.runner.new_worker()
+                result = self._worker.evaluate(self.payload_of(dataclasses.replace(task, protected_tests="")),
+                                               program, limits, timeout=float(limits["wall_s"]) * 2 + 30)
+            except Exception as exc:  # noqa: BLE001 - WorkerLost and the like: the round cannot be judged
+                self.close()
+                return None, f"public check failed in the sandbox: {type(exc).__name__}: {exc}"
+        public = (result.get("suites") or {}).get("public") or {}
+        detail = public.get("detail") or public.get("class") or ""
+        return public.get("status") == "passed", detail
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
 
 
 # ---------------------------------------------------------------------------------- records
