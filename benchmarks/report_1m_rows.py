@@ -36,7 +36,7 @@ def _manifest() -> dict:
         "execution": {"timeout": {"cpu_factor": 3.0, "min_cpu_s": 1.0}, "packages": "stdlib-only"},
         "scoring": {"k": [1, 10, 100], "aggregation": "macro",
                     "weights": {"humaneval": 1, "mbpp": 1, "product-billing": 2, "product-search": 2},
-                    "interval": {"method": "bootstrap", "level": 0.95, "resamples": 1000, "seed": 7}},
+                    "interval": {"method": "bootstrap", "level": 0.95, "resamples": 2000, "seed": 7}},
         "gate": {},
     }
 

@@ -9,7 +9,6 @@ omissions) are built in `report_context.py`.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import zlib
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
@@ -271,7 +270,3 @@ def task_rows(recs: RunRecords, ks: Sequence[int]) -> list[dict]:
         rows.append(row)
     return rows
 
-
-def to_json(report: Mapping) -> str:
-    """The report as JSON text (NaN never appears: missing figures are null)."""
-    return json.dumps(report, indent=2, sort_keys=False, allow_nan=False, default=str)

@@ -60,6 +60,7 @@ def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> 
     limits = np.asarray(recs.cpu_limit, dtype=float)
     calibrated = limits[np.isfinite(limits)]
     packages = _get(execution, "packages")
+    packages = [packages] if isinstance(packages, str) else list(packages or [])
     return {
         "model": run.get("model") or _get(manifest, "generation", "model") or _get(manifest, "candidates", "model", "name"),
         "candidates_source": _get(manifest, "candidates", "source"),
@@ -85,7 +86,7 @@ def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> 
                                  "max": float(calibrated.max()) if calibrated.size else None},
             "runner_limits": parse_json(run.get("limits_json")),
         },
-        "package_policy": {"packages": list(packages) if packages else [],
+        "package_policy": {"packages": packages,
                            "rule": "listed packages on top of the pinned image's standard library"
                            if packages else "the pinned image's standard library only"},
         "sandbox": {"runtime": run.get("runtime"), "image": run.get("image"), "image_digest": run.get("image_digest"),
