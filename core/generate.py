@@ -220,7 +220,7 @@ class _Generator:
                 if self.cancel.wait(delay) or self.stop.is_set():
                     return None
                 continue
-            record.update(outcome="ok", elapsed_ms=round(reply.latency_ms, 1), model=reply.model,
+            record.update(outcome="ok", status=200, elapsed_ms=round(reply.latency_ms, 1), model=reply.model,
                           system_fingerprint=reply.system_fingerprint, response_id=reply.response_id,
                           finish_reason=reply.finish_reason, prompt_tokens=reply.prompt_tokens,
                           completion_tokens=reply.completion_tokens)

@@ -42,11 +42,13 @@ class OpenAIStub:
         self.drop_stream: set[str] = set()     # task ids whose stream stops before [DONE]
         self.hold_after: int | None = None     # after this many answers, new requests wait for `release`
         self.release = threading.Event()
+        self.held = 0                          # requests waiting now
         self.requests: Counter = Counter()     # (task id, seed) -> requests received
         self.answered: Counter = Counter()     # (task id, seed) -> answers completed
         self.log: list[dict] = []              # every request: path, body, whether the key matched
         self._lock = threading.Lock()
         self._closing = threading.Event()
+        self._dropping = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -92,6 +94,12 @@ class OpenAIStub:
         with self._lock:
             return sum(self.answered.values())
 
+    def drop_held(self) -> None:
+        """End every held request without an answer (its client is gone) and stop holding."""
+        self.hold_after = None
+        self._dropping.set()
+        self.release.set()
+
 
 def _handler(stub: OpenAIStub):
     class Handler(BaseHTTPRequestHandler):
@@ -114,8 +122,12 @@ def _handler(stub: OpenAIStub):
             task_id, seed = stub.task_of(text_in), body.get("seed")
             n = stub.count((task_id, seed), stub.requests)
             if stub.hold_after is not None and stub.total_answered() >= stub.hold_after:
+                with stub._lock:
+                    stub.held += 1
                 stub.release.wait()
-                if stub._closing.is_set():
+                with stub._lock:
+                    stub.held -= 1
+                if stub._closing.is_set() or stub._dropping.is_set():
                     return
             if n <= stub.error_first:
                 return self._error(stub.error_status, f"overloaded (attempt {n})", retry_after="0")
@@ -128,12 +140,15 @@ def _handler(stub: OpenAIStub):
             text, finish = _limit(stub.answer(task_id, None if repaired else seed, chat), body,
                                   task_id in stub.truncate)
             reply = _Reply(text, finish, len(text_in) // 4 + 1, len(text) // 4 + 1, body, stub.model, stub.fingerprint)
-            if body.get("stream"):
-                self._stream(reply, chat, drop=task_id in stub.drop_stream)
-                if task_id in stub.drop_stream:
-                    return
-            else:
-                self._json(200, reply.whole(chat))
+            try:
+                if body.get("stream"):
+                    self._stream(reply, chat, drop=task_id in stub.drop_stream)
+                    if task_id in stub.drop_stream:
+                        return
+                else:
+                    self._json(200, reply.whole(chat))
+            except (BrokenPipeError, ConnectionResetError):
+                return                             # the client went away: not an answer
             stub.count((task_id, seed), stub.answered)
 
         def _json(self, status: int, data: dict, retry_after: str | None = None):

@@ -7,7 +7,14 @@ docker) run `passgate run` as a subprocess against the stub, kill it mid-generat
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -17,11 +24,14 @@ from passgate.core.generate import EndpointRefused, generate_candidates
 from passgate.core.generation_report import generation_lines, generation_summary
 from passgate.core.manifest import parse_manifest
 from passgate.core.prompts import chat_messages, render_prompt
+from passgate.core.store import Store, verify_chain
 from passgate.core.taskio import read_text
 from passgate.core.tasks_humaneval import default_path, load
 from tests.core.openai_stub import WRONG_BODY, OpenAIStub, humaneval_answers
 
 TASK_IDS = ("HumanEval/0", "HumanEval/2", "HumanEval/4")
+REPO = Path(__file__).resolve().parents[2]
+PASSGATE = [sys.executable, "-m", "passgate.core.cli"]
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +128,7 @@ def test_failed_requests_are_retried_with_backoff_and_every_attempt_recorded(stu
     for c in cands:
         assert c.gen_status == "ok"
         assert [(a["attempt"], a["outcome"], a.get("status")) for a in c.gen_attempts] == \
-            [(1, "error", 503), (2, "error", 503), (3, "ok", None)]
+            [(1, "error", 503), (2, "error", 503), (3, "ok", 200)]
         assert "overloaded" in c.gen_attempts[0]["error"]
         assert c.gen_attempts[0]["retry_in_s"] == 0.0      # the server's Retry-After: 0 wins
     assert set(stub.requests.values()) == {3}
@@ -292,3 +302,131 @@ def test_generation_summary_counts_tokens_time_retries_and_errors(stub, humaneva
     assert "seed 0 + candidate index" in text and "2 generation errors" in text
     assert "generation error HumanEval/4 #0: HTTP 500" in text
     assert json.dumps(summary)  # plain data, ready for a JSON report
+
+
+# ------------------------------------------------------------------------------------ end to end
+E2E_TASKS = ("HumanEval/0", "HumanEval/2", "HumanEval/4", "HumanEval/7", "HumanEval/12", "HumanEval/23",
+             "HumanEval/28", "HumanEval/29")
+SECRET = "sk-e2e-stub-key-5f1c0a9b7d3e"
+
+
+def e2e_manifest(tmp_path, stub, **over) -> Path:
+    """The documented stub example, pointed at this test's stub, with a key variable; then frozen."""
+    doc = yaml.safe_load((REPO / "examples" / "humaneval-stub-generate.yaml").read_text())
+    doc["generation"].update({"endpoint": stub.base_url, "api_key_env": "PASSGATE_STUB_API_KEY", **over})
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(yaml.safe_dump(doc, sort_keys=False))
+    frozen = tmp_path / "frozen.yaml"
+    out = subprocess.run([*PASSGATE, "freeze", str(draft), "-o", str(frozen)], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return frozen
+
+
+def passgate(tmp_path, *args, timeout=300) -> subprocess.CompletedProcess:
+    return subprocess.run([*PASSGATE, "--db", str(tmp_path / "pg.db"), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=tmp_path, env={**os.environ, "PASSGATE_STUB_API_KEY": SECRET})
+
+
+@pytest.fixture
+def e2e_stub():
+    server = OpenAIStub({t: a for t, a in humaneval_answers().items() if t in E2E_TASKS}, api_key=SECRET).start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.docker
+def test_passgate_run_generates_grades_and_records_every_candidate(tmp_path, e2e_stub, image_digest):
+    e2e_stub.error_first = 1                       # every first attempt: 503, Retry-After 0
+    e2e_stub.fail_always = {"HumanEval/7"}         # never answers: generation errors
+    e2e_stub.truncate = {"HumanEval/4"}            # cut at "max_tokens": finish_reason length
+    manifest = e2e_manifest(tmp_path, e2e_stub, retries=1)
+    out = passgate(tmp_path, "run", str(manifest))
+    assert out.returncode == 0, out.stderr
+    run_id = out.stdout.split()[-1]
+    store = Store(tmp_path / "pg.db")
+    assert store.run(run_id)["status"] == "completed"
+    cands = {(c["task_id"], c["candidate_index"]): c for c in store.rows("candidates", run_id)}
+    outcomes = {(o["task_id"], o["candidate_index"]): o for o in store.rows("outcomes", run_id)}
+    assert len(cands) == len(outcomes) == 16
+    for (task_id, index), c in cands.items():
+        attempts = json.loads(c["gen_attempts_json"])
+        assert c["source"] == "generate" and c["seed"] == index
+        assert [a["status"] for a in attempts][:1] == [503] and len(attempts) == 2
+        if task_id == "HumanEval/7":
+            assert c["gen_status"] == "generation_error" and "HTTP 500" in c["gen_error"]
+            assert outcomes[(task_id, index)]["outcome"] == "excluded"
+            continue
+        assert c["gen_status"] == "ok" and c["model_id"] == "stub-coder-1b@fp-stub-0001"
+        assert c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 and c["latency_ms"] > 0
+        assert json.loads(c["logprobs_json"]) and c["mean_logprob"] == pytest.approx(-0.25)
+        want = "passed" if index == 0 and task_id != "HumanEval/4" else "failed"
+        assert outcomes[(task_id, index)]["outcome"] == want, (task_id, index)
+        assert c["finish_reason"] == ("length" if task_id == "HumanEval/4" else "stop")
+    # the contract is in the record (the key's variable name, never its value) and in the report
+    frozen = json.loads(store.manifest(store.run(run_id)["manifest_id"])["canonical_json"])["generation"]
+    assert frozen["endpoint"] == e2e_stub.base_url and frozen["api_key_env"] == "PASSGATE_STUB_API_KEY"
+    report = json.loads(passgate(tmp_path, "report", run_id, "--json").stdout)
+    assert report["config"]["decoding"] == frozen
+    ok = [c for c in cands.values() if c["gen_status"] == "ok"]
+    assert report["cost"]["prompt_tokens"] == sum(c["prompt_tokens"] for c in ok)
+    summary = generation_summary(json.loads(store.manifest(store.run(run_id)["manifest_id"])["canonical_json"]),
+                                 list(cands.values()))
+    assert summary["truncated"] == 2 and len(summary["generation_errors"]) == 2 and summary["retries"] == 16
+    print("\n".join(generation_lines(summary)))
+    store.close()
+    for path in tmp_path.glob("pg.db*"):
+        assert SECRET.encode() not in path.read_bytes(), f"the API key reached {path.name}"
+    assert set(e2e_stub.requests.values()) == {2}       # each index: first attempt + its one retry
+
+
+@pytest.mark.docker
+def test_killed_mid_generation_resumes_without_requesting_a_stored_index_again(tmp_path, e2e_stub, image_digest,
+                                                                                docker_client):
+    e2e_stub.hold_after = 6                        # after 6 answers, requests wait: the kill lands mid-generation
+    manifest = e2e_manifest(tmp_path, e2e_stub)
+    db = tmp_path / "pg.db"
+    proc = subprocess.Popen([*PASSGATE, "--db", str(db), "run", str(manifest)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PASSGATE_STUB_API_KEY": SECRET})
+    deadline = time.monotonic() + 240
+    # wait until every answer given is stored and the controller has requests waiting at the stub
+    while not (e2e_stub.held >= 1 and stored_count(db) == e2e_stub.total_answered() >= 6):
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "generation made no progress"
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    store = Store(db)
+    run_id = store.runs()[0]["run_id"]
+    assert store.run(run_id)["status"] == "running"        # killed: nobody could mark it
+    stored_before = {(c["task_id"], c["seed"]) for c in store.rows("candidates", run_id)}
+    held = {k for k, n in e2e_stub.requests.items() if e2e_stub.answered[k] == 0}
+    store.close()
+    e2e_stub.drop_held()                                    # their client is dead: end them unanswered
+
+    out = passgate(tmp_path, "run", "--resume", run_id)
+    assert out.returncode == 0, out.stderr
+    store = Store(db)
+    assert store.run(run_id)["status"] == "completed"
+    assert len(store.rows("candidates", run_id)) == 16 and len(store.rows("outcomes", run_id)) == 16
+    assert verify_chain(store, run_id) == []
+    requested_twice = {k for k, n in e2e_stub.requests.items() if n > 1}
+    print(f"\nstored before the kill: {len(stored_before)}; held (asked, never answered) at the kill: "
+          f"{sorted(held)}; requested twice: {sorted(requested_twice)}")
+    assert all(e2e_stub.requests[k] == 1 for k in stored_before), "a stored index was requested again"
+    assert requested_twice == held                          # only the ones never answered were asked again
+    assert set(e2e_stub.answered.values()) == {1} and len(e2e_stub.answered) == 16   # each answered once
+    left = docker_client.containers.list(all=True, filters={"label": f"passgate.run={run_id}"})
+    assert left == [], "containers of the killed controller were left behind"
+
+
+def stored_count(db) -> int:
+    try:
+        con = sqlite3.connect(db)
+        try:
+            return con.execute("SELECT COUNT(*) FROM candidates").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return -1
