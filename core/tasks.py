@@ -68,7 +68,7 @@ def load_task_set(
     loaded_ids = {t.task_id for t in tasks}
     tasks = _select(tasks, task_ids, path)
     set_id, revision = _identity(kind, path, sha256, revision, split, notes)
-    notes.extend(notes_for(kind, sha256, {t.task_id for t in tasks}))
+    notes.extend(notes_for(kind, {t.task_id for t in tasks}))
     tasks = [dataclasses.replace(t, set_id=set_id, set_sha256=sha256, set_revision=revision) for t in tasks]
     return TaskSet(
         set_id=set_id, kind=kind, path=str(path), sha256=sha256, revision=revision,

@@ -48,7 +48,10 @@ def load(path: Path, text: str, kind: str, slice_name: str) -> tuple[list[Task],
             if not all(isinstance(args, list) for args in inputs):
                 raise ConfigError("every input must be a list of arguments", path=str(path), line=line, field=f"{group}_input")
             if dataset == "mbpp":
-                inputs = deserialize_mbpp_inputs(task_id, inputs)
+                try:
+                    inputs = deserialize_mbpp_inputs(task_id, inputs)
+                except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                    raise ConfigError(f"inputs do not have the shape EvalPlus gives {task_id}", path=str(path), line=line, field=f"{group}_input") from None
             groups[group] = encode_inputs(inputs)
         reference = prompt + canonical  # what EvalPlus runs for its ground truth (the contract left out)
         spec = {"task_id": task_id, "dataset": dataset, "entry_point": entry_point, "atol": float(atol)}

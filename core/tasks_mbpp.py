@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+import warnings
 from pathlib import Path
 
 from passgate.core.errors import ConfigError
@@ -129,7 +130,7 @@ def _task(path, line, number: int, slice_name: str, *, text: str, code: str, set
 def entry_point_of(test: str, code: str) -> str | None:
     """The function the assert calls: the first called name, in source order, that the code defines."""
     try:
-        calls = [n for n in ast.walk(ast.parse(test)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        calls = [n for n in ast.walk(_parse(test)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     except SyntaxError:
         return None
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
@@ -144,9 +145,9 @@ def entry_point_of(test: str, code: str) -> str | None:
 def _imports_tests_need(code: str, tests: list[str], already: str) -> list[str]:
     """Import statements of the reference whose names the tests use and the setup does not import."""
     try:
-        tree = ast.parse(code)
-        used = {n.id for t in tests for n in ast.walk(ast.parse(t)) if isinstance(n, ast.Name)}
-        used -= _bound_by_imports(ast.parse(already))
+        tree = _parse(code)
+        used = {n.id for t in tests for n in ast.walk(_parse(t)) if isinstance(n, ast.Name)}
+        used -= _bound_by_imports(_parse(already))
     except SyntaxError:
         return []
     needed = []
@@ -167,7 +168,7 @@ def _bound_by_imports(tree: ast.Module) -> set[str]:
 
 def _defined_functions(code: str) -> set[str]:
     try:
-        tree = ast.parse(code)
+        tree = _parse(code)
     except SyntaxError:
         return set()
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -175,10 +176,17 @@ def _defined_functions(code: str) -> set[str]:
 
 def _only_imports(code: str) -> bool:
     try:
-        tree = ast.parse(code)
+        tree = _parse(code)
     except SyntaxError:
         return False
     return all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in tree.body)
+
+
+def _parse(source: str) -> ast.Module:
+    """ast.parse without the invalid-escape warnings some MBPP reference code triggers."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+        return ast.parse(source)
 
 
 def _lf(text: str) -> str:

@@ -3,25 +3,22 @@
 It mirrors the grader contract in core/model.py: the program runs in its own namespace (the
 "candidate process"); the suite runs in a grader namespace where `test_setup` ran first, then
 `candidate`, the entry point and every other name the program defines (and `test_setup` does not)
-are bound to proxies. Arguments and results cross as copies; a result that is not plain data
-comes back as an opaque handle, as with the real codec (core/sandbox/codec.py).
+are bound to proxies. Arguments and results cross through the real codec (core/sandbox/codec.py)
+and JSON text, as in the worker; a result that is not plain data comes back as an opaque handle.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import copy
-import decimal
-import fractions
 import io
+import json
+import multiprocessing
+import os
 import types
 from dataclasses import dataclass
 
 from passgate.core.model import Task
-
-PLAIN_SCALARS = (type(None), bool, int, float, complex, str, bytes)
-DICT_LIKE = (dict, collections.OrderedDict, collections.Counter, collections.defaultdict)
+from passgate.core.sandbox.codec import NotData, decode, encode
 
 
 class Handle:
@@ -37,7 +34,7 @@ class Handle:
         return to_grader(getattr(self.target, attr))
 
     def __call__(self, *args, **kwargs):
-        return to_grader(self.target(*to_candidate(args), **to_candidate(kwargs)))
+        return to_grader(self.target(*to_candidate(list(args)), **to_candidate(kwargs)))
 
     def __iter__(self):
         return iter([to_grader(v) for v in self.target])
@@ -66,45 +63,35 @@ class Handle:
         return f"<handle to a {type(self.target).__name__}>"
 
 
-def to_grader(value, depth: int = 0):
-    """A result as the grader would receive it: genuine builtin values, or a Handle."""
-    kind = type(value)
-    if kind in PLAIN_SCALARS or depth > 200:
-        return value
-    if kind in (list, collections.deque):
-        return [to_grader(v, depth + 1) for v in value] if kind is list else collections.deque(to_grader(v, depth + 1) for v in value)
-    if kind is tuple or (isinstance(value, tuple) and hasattr(kind, "_fields")):
-        return tuple(to_grader(v, depth + 1) for v in value)
-    if kind in (set, frozenset):
-        return kind(to_grader(v, depth + 1) for v in value)
-    if kind in DICT_LIKE:
-        return {to_grader(k, depth + 1): to_grader(v, depth + 1) for k, v in value.items()}
-    if kind in (range, fractions.Fraction, decimal.Decimal, bytearray) or value is Ellipsis:
-        return value
-    return Handle(value)
+_HELD: dict[int, object] = {}  # the candidate side's handle table
 
 
-def to_candidate(value, depth: int = 0):
-    """An argument as the candidate would receive it: a fresh copy, with handles resolved."""
-    kind = type(value)
-    if kind is Handle:
-        return value.target
-    if kind in PLAIN_SCALARS or depth > 200:
-        return value
-    if kind is list:
-        return [to_candidate(v, depth + 1) for v in value]
-    if kind is tuple:
-        return tuple(to_candidate(v, depth + 1) for v in value)
-    if kind in (set, frozenset):
-        return kind(to_candidate(v, depth + 1) for v in value)
-    if kind is dict:
-        return {to_candidate(k, depth + 1): to_candidate(v, depth + 1) for k, v in value.items()}
-    return copy.deepcopy(value)
+def _wire(obj):
+    """Through JSON text, exactly as the worker's frames carry it (so e.g. >4300-digit ints fail)."""
+    return json.loads(json.dumps(obj, separators=(",", ":")))
+
+
+def to_grader(value):
+    """A result as the grader receives it: genuine builtin values, or a Handle."""
+    def handle_for(obj):
+        _HELD[id(obj)] = obj
+        return id(obj)
+    return decode(_wire(encode(value, handle_for)), lambda key: Handle(_HELD[key]))
+
+
+def to_candidate(value):
+    """Arguments as the candidate receives them: fresh plain data, handles resolved."""
+    def arg_handle(obj):
+        if isinstance(obj, Handle):
+            _HELD[id(obj.target)] = obj.target
+            return id(obj.target)
+        raise NotData(f"argument {type(obj).__name__} is not plain data")
+    return decode(_wire(encode(value, arg_handle)), _HELD.__getitem__)
 
 
 def _proxy(function):
     def call(*args, **kwargs):
-        result = function(*to_candidate(args), **to_candidate(kwargs))
+        result = function(*to_candidate(list(args)), **to_candidate(kwargs))
         return to_grader(result)
     return call
 
@@ -142,3 +129,30 @@ def run_suite(task: Task, suite_code: str, cache: dict, program: str | None = No
     except BaseException as error:  # noqa: BLE001 - a suite fails on anything it raises
         return SuiteRun(False, f"{type(error).__name__}: {str(error)[:300]}", printed.getvalue())
     return SuiteRun(True, "", printed.getvalue())
+
+
+def _check_one(item) -> tuple[str, str]:
+    task, suites = item
+    cache: dict = {}
+    for name in suites:
+        code = getattr(task, name)
+        if code:
+            run = run_suite(task, code, cache)
+            if not run.passed:
+                return task.task_id, f"{name}: {run.error}"
+    return task.task_id, ""
+
+
+def reference_failures(tasks, suites=("public_tests", "protected_tests"), processes: int | None = None) -> dict[str, str]:
+    """{task id: first failing suite and error} for every task whose reference fails its own suites.
+
+    Runs in forked worker processes (one per CPU) so the whole benchmark fits the test budget.
+    """
+    work = [(task, suites) for task in tasks]
+    processes = processes or os.cpu_count() or 1
+    if processes == 1 or len(work) < 8:
+        results = list(map(_check_one, work))
+    else:
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            results = list(pool.imap_unordered(_check_one, work, chunksize=2))
+    return {task_id: error for task_id, error in results if error}
