@@ -7,7 +7,6 @@ of 16,400 candidates is a few indexed scans, never a Python loop per row.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from passgate.core.store import Store
@@ -161,44 +160,3 @@ def candidate_detail(store: Store, run_id: str, task_id: str, candidate_index: i
         "SELECT * FROM executions WHERE run_id = ? AND task_id = ? AND candidate_index = ? ORDER BY exec_id",
         [run_id, task_id, index]))
     return {"candidate": cand, "task": task, "outcome": outcome, "attempts": attempts}
-
-
-# ------------------------------------------------------------------------------ boundary evidence
-def boundary_evidence(store: Store, run_id: str) -> dict:
-    """The run's frozen manifest with its preflight and self-probe checks, as recorded."""
-    run = store.run(run_id)
-    manifest = store.manifest(run["manifest_id"])
-    signoffs = list(store.query("SELECT * FROM signoffs WHERE manifest_id = ? ORDER BY id", [run["manifest_id"]]))
-    return {"run": run, "yaml": manifest["yaml_text"], "canonical": json.loads(manifest["canonical_json"]),
-            "probe": _checks(run["probe_json"]), "preflight": _checks(run["preflight_json"]),
-            "selfcheck": json.loads(run["selfcheck_json"]) if run["selfcheck_json"] else None,
-            "signoffs": signoffs}
-
-
-def _checks(text: str | None) -> list[dict]:
-    if not text:
-        return []
-    return list(json.loads(text).get("checks") or [])
-
-
-def events(store: Store, run_id: str, limit: int = 50) -> list[dict]:
-    return list(store.query("SELECT at, kind, message FROM events WHERE run_id = ? ORDER BY id DESC LIMIT ?",
-                            [run_id, limit]))
-
-
-def slice_scores(store: Store, run_id: str) -> dict[str, dict]:
-    """pass@1 per slice and overall (micro mean over tasks of passed/counted), with task and candidate counts."""
-    per_slice: dict[str, list[tuple[int, int]]] = {}
-    for r in store.query(
-            f"SELECT t.slice AS slice, o.task_id, SUM(o.protected_passed) AS c, COUNT(*) AS n FROM outcomes o "
-            f"JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id WHERE o.run_id = ? "
-            f"AND o.outcome IN {COUNTED} GROUP BY t.slice, o.task_id", [run_id]):
-        per_slice.setdefault(r["slice"], []).append((r["c"] or 0, r["n"]))
-    out = {name: _score(tasks) for name, tasks in sorted(per_slice.items())}
-    out["all"] = _score([t for tasks in per_slice.values() for t in tasks])
-    return out
-
-
-def _score(tasks: list[tuple[int, int]]) -> dict:
-    return {"pass_at_1": sum(c / n for c, n in tasks) / len(tasks) if tasks else None, "tasks": len(tasks),
-            "counted": sum(n for _, n in tasks), "passed": sum(c for c, _ in tasks)}
