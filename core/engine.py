@@ -547,7 +547,7 @@ def _execution_row(ctx: RunContext, job: Job, res, limits: dict) -> dict:
     if isinstance(res, WorkerLost):
         return {**base, "status": "infra_error", "public_status": "not_run", "protected_status": "not_run",
                 "failure_class": "infra_error", "detail": redact(str(res))[:1000], "exit_reason": "worker lost",
-                "cpu_s": 0.0, "wall_s": 0.0, "peak_rss_kb": 0, "out_bytes": 0, "stdout": "", "stderr": "",
+                "cpu_s": 0.0, "cpu_total_s": 0.0, "wall_s": 0.0, "peak_rss_kb": 0, "out_bytes": 0, "stdout": "", "stderr": "",
                 "violations_json": "[]", "runtime": ctx.manifest.execution.runtime, "image_digest": "",
                 "node": "", "container_id": "", "exc_type": None}
     suites = res.get("suites") or {}
@@ -560,7 +560,9 @@ def _execution_row(ctx: RunContext, job: Job, res, limits: dict) -> dict:
             "protected_status": prot.get("status"), "protected_class": prot.get("class"),
             "failure_class": head.get("class"), "detail": redact(head.get("detail") or "")[:1000],
             "exc_type": head.get("exc_type"), "exit_reason": res.get("exit", ""),
-            "cpu_s": float(res.get("cpu_s") or 0.0), "wall_s": float(res.get("wall_s") or 0.0),
+            # cpu_s: the headline suite's CPU (timeouts and what-if use it); cpu_total_s: sandbox cost
+            "cpu_s": float(head.get("cpu_s") or 0.0), "cpu_total_s": float(res.get("cpu_s") or 0.0),
+            "wall_s": float(res.get("wall_s") or 0.0),
             "peak_rss_kb": int(res.get("maxrss_kb") or 0), "out_bytes": int(res.get("out_bytes") or 0),
             "stdout": redact(res.get("stdout") or ""), "stderr": "",
             "violations_json": json.dumps(res.get("violations") or []),

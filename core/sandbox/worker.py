@@ -145,7 +145,9 @@ def candidate_main(req_r, resp_w, out_w, limits):
         _close_fds_from(5)
         for s in SIGNALS_IGNORED:
             signal.signal(s, signal.SIG_DFL)
-        cpu = int(limits["cpu_s"]) + 1
+        # backstop only: the grader enforces each suite's CPU budget precisely; one process may
+        # serve both suites
+        cpu = int(2 * float(limits["cpu_s"])) + 2
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         mem = int(limits["memory_mb"]) << 20
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -164,7 +166,6 @@ def candidate_main(req_r, resp_w, out_w, limits):
         # already wrap descriptors 0-2, which now point at /dev/null and the capture pipe
         os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", HOME=SCRATCH, TMPDIR=SCRATCH, LANG="C.UTF-8",
                           TZ=tz)
-        sys.setrecursionlimit(int(limits.get("recursion", 3000)))
     except BaseException as exc:
         try:
             _send_frame(4, {"loaded": False, "setup": repr(exc)})
@@ -402,10 +403,11 @@ class CandidateExited(BaseException):
 class Channel:
     """One candidate process seen from the grader: calls, output capture, CPU and wall limits."""
 
-    def __init__(self, zsock, zfile, limits, deadline):
+    def __init__(self, zsock, zfile, limits):
         self.limits = limits
-        self.deadline = deadline
+        self.deadline = time.monotonic() + float(limits["wall_s"])
         self.cpu_limit = float(limits["cpu_s"])
+        self.cpu_base = 0.0
         self.out_cap = int(limits["output_cap_kb"]) << 10
         self.keep = int(limits["output_keep_kb"]) << 10
         self.kept = bytearray()
@@ -431,6 +433,19 @@ class Channel:
         self.names = set()
 
     # -- limits
+    def begin_suite(self):
+        """Each suite gets the full CPU and wall budget, counted from now."""
+        self.deadline = time.monotonic() + float(self.limits["wall_s"])
+        self.cpu_base = self.cpu_time() if self.loaded else 0.0
+
+    def suite_cpu(self):
+        if self.gone is not None:
+            return max(0.0, float(self.collect().get("cpu_s") or 0.0) - self.cpu_base)
+        return max(0.0, self.cpu_time() - self.cpu_base)
+
+    def over_cpu(self):
+        return self.cpu_time() - self.cpu_base > self.cpu_limit
+
     def cpu_time(self):
         self.cpu_checked = time.monotonic()
         try:
@@ -472,19 +487,20 @@ class Channel:
                 raise self.gone
             now = time.monotonic()
             if now >= self.deadline:
-                cpu = self.cpu_time()
-                if cpu >= self.cpu_limit:
-                    self.kill("timeout", "cpu %.2fs over the %.2fs limit" % (cpu, self.cpu_limit))
+                if self.over_cpu():
+                    self.kill("timeout", "cpu %.2fs over the %.2fs limit" % (self.last_cpu - self.cpu_base,
+                                                                          self.cpu_limit))
                 self.kill("timeout", "wall-clock backstop after %.2fs with %.2fs cpu (blocked or starved)"
-                          % (now - self.t0, cpu))
+                          % (float(self.limits["wall_s"]), self.last_cpu - self.cpu_base))
             poller = select.poll()
             poller.register(fd, event)
             if out_open:
                 poller.register(self.out_r, select.POLLIN)
             ready = poller.poll(min(self.deadline - now, 0.05) * 1000)
             now = time.monotonic()
-            if now - self.cpu_checked >= 0.05 and self.cpu_time() > self.cpu_limit:
-                self.kill("timeout", "cpu %.2fs over the %.2fs limit" % (self.last_cpu, self.cpu_limit))
+            if now - self.cpu_checked >= 0.05 and self.over_cpu():
+                self.kill("timeout", "cpu %.2fs over the %.2fs limit" % (self.last_cpu - self.cpu_base,
+                                                                      self.cpu_limit))
             hit = False
             for rfd, ev in ready:
                 if rfd == self.out_r:
@@ -730,29 +746,34 @@ class Grader:
         self.caches.setdefault(req["key"], {})
 
     def evaluate(self, req):
+        """Grade one program: the protected suite first (the headline), then the public one.
+
+        Each suite has its own CPU and wall budget; the public suite reuses the candidate process
+        when it is still alive, so a failure there never changes the protected verdict.
+        """
         task = self.tasks[req["task"]]
         limits = req["limits"]
         t0 = time.monotonic()
-        deadline = t0 + float(limits["wall_s"])
         result = {"suites": {}, "cpu_s": 0.0, "maxrss_kb": 0, "out_bytes": 0, "stdout": "",
                   "violations": [], "exit": "", "processes": 0}
         ch = None
         kept = bytearray()
-        for suite in ("public_tests", "protected_tests"):
-            name = suite.split("_")[0]
-            code = task["code"][suite]
+        for name in ("protected", "public"):
+            code = task["code"][name + "_tests"]
             if code is None:
                 result["suites"][name] = {"status": "not_run", "class": None, "detail": "no tests"}
                 continue
-            if ch is not None and ch.gone is not None and ch.gone.reason == "timeout":
-                # the candidate's time budget is spent: later suites share the verdict
-                result["suites"][name] = dict(result["suites"]["public"])
+            if ch is not None and ch.load_failure is not None:
+                result["suites"][name] = dict(ch.load_failure)
                 continue
-            if ch is None or (ch.gone is not None and ch.load_failure is None):
+            if ch is None or ch.gone is not None:
                 if ch is not None:
                     self._finish(ch, result, kept)
-                ch = Channel(self.zsock, self.zfile, limits, deadline)
-            result["suites"][name] = self._run_suite(ch, task, code, req)
+                ch = Channel(self.zsock, self.zfile, limits)
+            ch.begin_suite()
+            verdict = self._run_suite(ch, task, code, req)
+            verdict["cpu_s"] = round(ch.suite_cpu(), 4)
+            result["suites"][name] = verdict
         result["t_suites"] = time.monotonic() - t0
         if ch is not None:
             self._finish(ch, result, kept)
@@ -988,7 +1009,7 @@ def run_probe(grader, limits):
             "names": {"probe"}, "task_id": "<probe>"}
     grader.tasks["<probe>"] = task
     grader.caches["<probe>"] = {}
-    ch = Channel(grader.zsock, grader.zfile, limits, time.monotonic() + float(limits["wall_s"]))
+    ch = Channel(grader.zsock, grader.zfile, limits)
     try:
         ch.send({"program": PROBE_PROGRAM})
         msg = ch.recv()
