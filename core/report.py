@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
@@ -18,7 +19,7 @@ import numpy as np
 from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
 from .report_context import (config_section, cost_section, counts_section, execution_section, flaky_section,
                              omissions_section, parse_json, run_section)
-from .report_data import Rescore, RunRecords, load_records
+from .report_data import RecordsJob, Rescore, RunRecords
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 
 SCHEMA = "passgate.report/1"
@@ -70,27 +71,33 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
         config = replace(config, interval=interval)
     if k:
         config = replace(config, k=tuple(sorted({int(x) for x in k})))
-    recs = load_records(store, run["run_id"], parallel=parallel)
-    report = {
-        "schema": SCHEMA,
-        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "run": run_section(run),
-        "config": config_section(store, run, manifest, recs),
-        "counts": counts_section(recs),
-        "scores": scores_section(recs, config),
-        "public_vs_protected": public_protected_section(recs, config),
-        "filtered_pass_at_1": filtered_section(recs, config.interval),
-        "ranked_pass_at_1": ranked_section(recs, config.interval),
-        "execution": execution_section(recs),
-        "cost": cost_section(recs),
-        "flaky": flaky_section(recs),
-        "omissions": omissions_section(recs, config.k),
-        "probe": parse_json(run.get("probe_json")),
-        "preflight": parse_json(run.get("preflight_json")),
-        "selfcheck": parse_json(run.get("selfcheck_json")),
-        "tasks": task_rows(recs, config.k),
-        "whatif": [],
-    }
+    with ThreadPoolExecutor(max_workers=5 if parallel else 1) as pool:
+        job = RecordsJob(store, run["run_id"], Rescore(), pool if parallel else None)
+        # pass@k needs only the outcome part: its bootstraps run while the other scans finish
+        recs = job.outcomes()
+        scores = pool.submit(scores_section, recs, config)
+        public = pool.submit(public_protected_section, recs, config)
+        recs = job.result()
+        report = {
+            "schema": SCHEMA,
+            "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "run": run_section(run),
+            "config": config_section(store, run, manifest, recs),
+            "counts": counts_section(recs),
+            "scores": scores.result(),
+            "public_vs_protected": public.result(),
+            "filtered_pass_at_1": filtered_section(recs, config.interval),
+            "ranked_pass_at_1": ranked_section(recs, config.interval),
+            "execution": execution_section(recs),
+            "cost": cost_section(recs),
+            "flaky": flaky_section(recs),
+            "omissions": omissions_section(recs, config.k),
+            "probe": parse_json(run.get("probe_json")),
+            "preflight": parse_json(run.get("preflight_json")),
+            "selfcheck": parse_json(run.get("selfcheck_json")),
+            "tasks": task_rows(recs, config.k),
+            "whatif": [],
+        }
     if whatif:
         from .whatif import run_whatifs
         report["whatif"] = run_whatifs(store, run["run_id"], recs, config, whatif, parallel=parallel)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,30 +72,92 @@ class RunRecords:
 
 
 def load_records(store, run_id: str, rescore: Rescore = Rescore(), *, parallel: bool = True) -> RunRecords:
-    """Read a run's per-task arrays; the three table scans run on their own connections in parallel."""
-    tasks = _load_tasks(store.db.conn, run_id)
-    jobs = {"outcomes": _scan_outcomes, "candidates": _scan_candidates, "executions": _scan_executions}
-    path = Path(store.path)
-    if parallel and path.exists():
-        def run(job):
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, check_same_thread=False)
-            try:
-                return job(conn, run_id, rescore)
-            finally:
-                conn.close()
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            futures = {name: pool.submit(run, job) for name, job in jobs.items()}
-            scans = {name: f.result() for name, f in futures.items()}
-    else:
-        scans = {name: job(store.db.conn, run_id, rescore) for name, job in jobs.items()}
-    return _assemble(store.db.conn, run_id, tasks, scans, rescore)
+    """Read a run's per-task arrays; with `parallel`, the three table scans run side by side."""
+    if not parallel:
+        return RecordsJob(store, run_id, rescore, None).result()
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return RecordsJob(store, run_id, rescore, pool).result()
+
+
+class RecordsJob:
+    """The scans of one run, each on its own read-only connection in `pool` (or in turn without one).
+
+    `outcomes()` returns as soon as the outcome arrays are filled (everything pass@k needs), so
+    scores can be computed while the candidate and execution scans still run; `result()` waits
+    for every part.
+    """
+
+    def __init__(self, store, run_id: str, rescore: Rescore, pool: ThreadPoolExecutor | None):
+        self.run_id, self.rescore = run_id, rescore
+        self.tasks = _load_tasks(store.db.conn, run_id)
+        path = Path(store.path)
+        self._parts: list[Future] = []
+        self._first: Future | None = None
+        if pool is None or not path.exists():
+            conn = store.db.conn
+            self._recs = self._outcomes_part(conn)
+            self._candidates_part(conn)
+            self._executions_part(conn)
+            return
+        self._first = pool.submit(self._job, path, self._outcomes_part)
+        self._parts = [self._first, pool.submit(self._job, path, self._candidates_part),
+                       pool.submit(self._job, path, self._executions_part)]
+
+    @staticmethod
+    def _job(path: Path, part):
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, check_same_thread=False)
+        try:
+            return part(conn)
+        finally:
+            conn.close()
+
+    def outcomes(self) -> RunRecords:
+        return self._first.result() if self._first is not None else self._recs
+
+    def result(self) -> RunRecords:
+        for part in self._parts:
+            part.result()
+        return self.outcomes()
+
+    def _outcomes_part(self, conn) -> RunRecords:
+        scan = _scan_outcomes(conn, self.run_id, self.rescore)
+        recs = _shell(self.tasks, scan, self.rescore)
+        _fill_outcomes(recs, conn, self.run_id, recs.task_ids.tolist(), scan)
+        return recs
+
+    def _candidates_part(self, conn) -> None:
+        scan = _scan_candidates(conn, self.run_id, self.rescore)
+        recs = self.outcomes()
+        _fill_candidates(recs, conn, self.run_id, recs.task_ids.tolist(), scan)
+        unknown = sorted(set(scan) - set(recs.task_ids.tolist()))
+        if unknown:  # candidates of tasks the run does not define and that never got an outcome
+            recs.pending += _pending(conn, self.run_id, unknown)
+
+    def _executions_part(self, conn) -> None:
+        scan = _scan_executions(conn, self.run_id, self.rescore)
+        recs = self.outcomes()
+        _fill_executions(recs, recs.task_ids.tolist(), scan)
 
 
 def _load_tasks(conn, run_id: str) -> dict:
     rows = conn.execute(
-        "SELECT task_id, slice, set_id, tags_json, public_tests, cpu_limit_s FROM tasks WHERE run_id = ? "
-        "ORDER BY position, task_id", [run_id]).fetchall()
+        "SELECT task_id, slice, set_id, tags_json, length(trim(ifnull(public_tests, ''))) > 0, cpu_limit_s "
+        "FROM tasks WHERE run_id = ? ORDER BY position, task_id", [run_id]).fetchall()
     return {r[0]: r for r in rows}
+
+
+def _shell(tasks: dict, outcomes: dict, rescore: Rescore) -> RunRecords:
+    """Task metadata arrays: the run's tasks in order, then any task only the outcomes name."""
+    ids = list(tasks) + sorted(set(outcomes) - set(tasks))
+    meta = [tasks.get(t) or (t, "unknown", "", "[]", 0, None) for t in ids]
+    return RunRecords(
+        task_ids=np.array(ids, dtype=object),
+        slices=np.array([m[1] or "unknown" for m in meta], dtype=object),
+        set_ids=np.array([m[2] or "" for m in meta], dtype=object),
+        tags=[tuple(json.loads(m[3] or "[]")) for m in meta],
+        has_public=np.array([bool(m[4]) for m in meta], dtype=bool),
+        cpu_limit=np.array([np.nan if m[5] is None else float(m[5]) for m in meta]),
+        rescore=rescore)
 
 
 def _limit_sql(rescore: Rescore) -> tuple[str, str, list]:
@@ -150,24 +212,6 @@ def _scan_executions(conn, run_id: str, rescore: Rescore) -> dict:
         FROM executions WHERE run_id = ?{cap} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
-
-
-def _assemble(conn, run_id: str, tasks: dict, scans: dict, rescore: Rescore) -> RunRecords:
-    outcomes, candidates, executions = scans["outcomes"], scans["candidates"], scans["executions"]
-    ids = list(tasks) + sorted((set(outcomes) | set(candidates)) - set(tasks))
-    meta = [tasks.get(t) or (t, "unknown", "", "[]", "", None) for t in ids]
-    recs = RunRecords(
-        task_ids=np.array(ids, dtype=object),
-        slices=np.array([m[1] or "unknown" for m in meta], dtype=object),
-        set_ids=np.array([m[2] or "" for m in meta], dtype=object),
-        tags=[tuple(json.loads(m[3] or "[]")) for m in meta],
-        has_public=np.array([bool((m[4] or "").strip()) for m in meta], dtype=bool),
-        cpu_limit=np.array([np.nan if m[5] is None else float(m[5]) for m in meta]),
-        rescore=rescore)
-    _fill_outcomes(recs, conn, run_id, ids, outcomes)
-    _fill_candidates(recs, conn, run_id, ids, candidates)
-    _fill_executions(recs, ids, executions)
-    return recs
 
 
 def _column(rows: list, i: int) -> np.ndarray:
