@@ -36,6 +36,10 @@ from .store import utcnow
 PublicCheck = Callable[[Task, str], tuple[bool | None, str]]
 
 
+class _Cancelled(Exception):
+    """Cancel, or another thread's fatal error, interrupted a backoff: the index stays unrecorded."""
+
+
 class EndpointRefused(PassgateError):
     """The endpoint cannot serve this run: wrong model revision, key refused, or unreachable."""
 
@@ -168,21 +172,24 @@ class _Generator:
         ex = _Exchange()
         with self._lock:
             self.result.requested += 1
-        reply = self._request(ex, prompt_text, messages, seed, round_no=0, probing=probing)
-        if reply is None:
-            return None if self._stopping() else _failed(task, index, seed, ex)
-        # the answer continues the task's code prompt, whatever prose the template wraps around it
-        processed, program = self.postprocess(reply.text, task, self.spec)
-        if self.gen.repair.enabled:
-            outcome = self._repair(task, ex, messages, seed, reply, processed, program)
-            if outcome is None:
-                return None if self._stopping() else _failed(task, index, seed, ex)
-            reply, processed, program = outcome
+        try:
+            reply = self._request(ex, prompt_text, messages, seed, round_no=0, probing=probing)
+            if reply is None:
+                return _failed(task, index, seed, ex)
+            # the answer continues the task's code prompt, whatever prose the template wraps around it
+            processed, program = self.postprocess(reply.text, task, self.spec)
+            if self.gen.repair.enabled:
+                reply, processed, program = self._repair(task, ex, messages, seed, reply, processed, program)
+        except _Cancelled:
+            return None
         return _built(task, index, seed, ex, reply, processed, program)
 
     def _repair(self, task: Task, ex: _Exchange, messages: list[dict], seed, reply: Reply, processed: str,
                 program: str):
-        """Up to `repair.rounds` more answers while the public suite fails; every round recorded."""
+        """Up to `repair.rounds` more answers while the public suite fails; every round recorded.
+
+        A round whose request fails every attempt ends the loop: the last answer stands.
+        """
         for round_no in range(1, self.gen.repair.rounds + 1):
             passed, feedback = self.check(task, program)
             ex.attempts.append({"round": round_no - 1, "kind": "public_check", "passed": passed,
@@ -191,15 +198,16 @@ class _Generator:
                 break
             messages = messages + [{"role": "assistant", "content": reply.text},
                                    {"role": "user", "content": repair_message(round_no, feedback)}]
-            reply = self._request(ex, "", messages, seed, round_no=round_no)
-            if reply is None:
-                return None
+            answer = self._request(ex, "", messages, seed, round_no=round_no)
+            if answer is None:
+                break
+            reply = answer
             processed, program = self.postprocess(reply.text, task, self.spec)
         return reply, processed, program
 
     def _request(self, ex: _Exchange, prompt_text: str, messages, seed, *, round_no: int,
                  probing: bool = False) -> Reply | None:
-        """One answer with retries; None when every attempt failed (or cancel interrupted a backoff)."""
+        """One answer with retries; None when every attempt failed. Raises _Cancelled."""
         body = request_body(self.gen, prompt_text, messages, seed)
         for attempt in range(1, self.gen.retries + 2):
             record = {"round": round_no, "attempt": attempt, "started_at": utcnow()}
@@ -218,7 +226,7 @@ class _Generator:
                 delay = self._delay(attempt, exc.retry_after_s)
                 record["retry_in_s"] = delay
                 if self.cancel.wait(delay) or self.stop.is_set():
-                    return None
+                    raise _Cancelled
                 continue
             record.update(outcome="ok", status=200, elapsed_ms=round(reply.latency_ms, 1), model=reply.model,
                           system_fingerprint=reply.system_fingerprint, response_id=reply.response_id,
@@ -237,8 +245,8 @@ class _Generator:
                                   f"attempts ({exc}); nothing was recorded, so `passgate run --resume` "
                                   f"can continue once the endpoint answers")
         with self._lock:
-            self.failures_in_a_row += 1
-            if exc.retryable and self.failures_in_a_row >= self.gen.concurrency + 3:
+            self.failures_in_a_row += 1        # any kind: a 400 on every request is a setup error too
+            if self.failures_in_a_row >= self.gen.concurrency + 3:
                 self.fatal = self.fatal or EndpointRefused(
                     f"{self.failures_in_a_row} candidates in a row failed every attempt at {self.url} "
                     f"(last: {exc}); generation stopped, the failed ones are recorded as generation errors")

@@ -40,6 +40,7 @@ class OpenAIStub:
         self.hang_s = 5.0
         self.truncate: set[str] = set()        # task ids cut in half with finish_reason "length"
         self.drop_stream: set[str] = set()     # task ids whose stream stops before [DONE]
+        self.fail_repairs = False              # chat requests holding an assistant turn get HTTP 500
         self.hold_after: int | None = None     # after this many answers, new requests wait for `release`
         self.release = threading.Event()
         self.held = 0                          # requests waiting now
@@ -131,12 +132,12 @@ def _handler(stub: OpenAIStub):
                     return
             if n <= stub.error_first:
                 return self._error(stub.error_status, f"overloaded (attempt {n})", retry_after="0")
-            if task_id in stub.fail_always:
+            repaired = chat and any(m.get("role") == "assistant" for m in body.get("messages") or [])
+            if task_id in stub.fail_always or (repaired and stub.fail_repairs):
                 return self._error(500, "internal error")
             if task_id in stub.hang:
                 if stub._closing.wait(stub.hang_s):
                     return
-            repaired = chat and any(m.get("role") == "assistant" for m in body.get("messages") or [])
             text, finish = _limit(stub.answer(task_id, None if repaired else seed, chat), body,
                                   task_id in stub.truncate)
             reply = _Reply(text, finish, len(text_in) // 4 + 1, len(text) // 4 + 1, body, stub.model, stub.fingerprint)

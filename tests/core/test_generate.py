@@ -275,6 +275,17 @@ def test_repair_rounds_are_declared_and_each_recorded(stub, humaneval_tasks):
     assert repair_turn[-2]["role"] == "assistant" and "repair round 1" in repair_turn[-1]["content"]
 
 
+def test_a_repair_round_that_gets_no_answer_leaves_the_last_answer_standing(stub, humaneval_tasks):
+    stub.fail_repairs = True
+    manifest = make_manifest(stub.base_url, api="chat", n_per_task=2, retries=1, repair={"enabled": True, "rounds": 2},
+                             postprocess={"extract_fence": True, "style": "full"})
+    cands, _ = run(manifest, humaneval_tasks, check=lambda t, p: (WRONG_BODY not in p, "returned None"))
+    wrong = next(c for c in cands if c.task_id == "HumanEval/0" and c.candidate_index == 1)
+    assert wrong.gen_status == "ok" and WRONG_BODY in wrong.program      # round 0's answer, still graded
+    assert [(a["round"], a.get("kind", "request"), a.get("status")) for a in wrong.gen_attempts] == \
+        [(0, "request", 200), (0, "public_check", None), (1, "request", 500), (1, "request", 500)]
+
+
 def test_repair_needs_chat_and_the_engine_check(stub, humaneval_tasks):
     with pytest.raises(ConfigError, match="needs api: chat"):
         run(make_manifest(stub.base_url, repair={"enabled": True, "rounds": 1}), humaneval_tasks,
@@ -310,10 +321,13 @@ E2E_TASKS = ("HumanEval/0", "HumanEval/2", "HumanEval/4", "HumanEval/7", "HumanE
 SECRET = "sk-e2e-stub-key-5f1c0a9b7d3e"
 
 
-def e2e_manifest(tmp_path, stub, **over) -> Path:
+def e2e_manifest(tmp_path, stub, postprocess: dict | None = None, task_ids=E2E_TASKS, **over) -> Path:
     """The documented stub example, pointed at this test's stub, with a key variable; then frozen."""
     doc = yaml.safe_load((REPO / "examples" / "humaneval-stub-generate.yaml").read_text())
     doc["generation"].update({"endpoint": stub.base_url, "api_key_env": "PASSGATE_STUB_API_KEY", **over})
+    doc["tasks"]["sets"][0]["task_ids"] = list(task_ids)
+    if postprocess is not None:
+        doc["candidates"]["postprocess"] = postprocess
     draft = tmp_path / "draft.yaml"
     draft.write_text(yaml.safe_dump(doc, sort_keys=False))
     frozen = tmp_path / "frozen.yaml"
@@ -430,3 +444,56 @@ def stored_count(db) -> int:
             con.close()
     except sqlite3.OperationalError:
         return -1
+
+
+@pytest.mark.docker
+def test_repair_rounds_run_the_public_suite_in_the_sandbox_and_are_recorded(tmp_path, e2e_stub, image_digest):
+    tasks = ("HumanEval/0", "HumanEval/2")
+    manifest = e2e_manifest(tmp_path, e2e_stub, task_ids=tasks, api="chat", stop=[], repair={"enabled": True, "rounds": 1},
+                            postprocess={"extract_fence": True, "style": "full"})
+    out = passgate(tmp_path, "run", str(manifest))
+    assert out.returncode == 0, out.stderr
+    store = Store(tmp_path / "pg.db")
+    run_id = store.runs()[0]["run_id"]
+    outcomes = {(o["task_id"], o["candidate_index"]): o["outcome"] for o in store.rows("outcomes", run_id)}
+    assert outcomes == {(t, i): "passed" for t in tasks for i in (0, 1)}   # the odd seeds were repaired
+    for c in store.rows("candidates", run_id):
+        steps = [(a["round"], a.get("kind", "request"), a.get("passed")) for a in json.loads(c["gen_attempts_json"])]
+        if c["candidate_index"] == 0:
+            assert steps == [(0, "request", None), (0, "public_check", True)]
+        else:
+            assert steps == [(0, "request", None), (0, "public_check", False), (1, "request", None)]
+            check = json.loads(c["gen_attempts_json"])[1]
+            assert check["feedback"]                    # what the model was told, recorded
+    store.close()
+
+
+def test_the_repair_check_never_sends_protected_tests_to_the_sandbox(humaneval_tasks):
+    from passgate.core.engine import task_payload
+    from passgate.core.generate import SandboxPublicCheck
+    seen = []
+
+    class Worker:
+        def evaluate(self, task, program, limits, *, timeout):
+            seen.append(task)
+            return {"suites": {"public": {"status": "failed", "class": "wrong_answer", "detail": "got None"}}}
+
+        def close(self):
+            pass
+
+    class Runner:
+        def new_worker(self):
+            return Worker()
+    check = SandboxPublicCheck(Runner(), task_payload, lambda t: {"wall_s": 5.0})
+    assert check(humaneval_tasks["HumanEval/0"], "def f(): pass") == (False, "got None")
+    assert seen[0]["protected_tests"] == "" and seen[0]["public_tests"]
+
+
+def test_a_server_that_rejects_every_request_stops_the_run_after_a_few_recorded_errors(stub, humaneval_tasks):
+    stub.error_first, stub.error_status = 10**6, 422       # e.g. a parameter this server does not take
+    out: list = []
+    manifest = make_manifest(stub.base_url, concurrency=1, n_per_task=3)
+    with pytest.raises(EndpointRefused, match="4 candidates in a row failed"):
+        generate_candidates(manifest, [humaneval_tasks[t] for t in TASK_IDS], emit=out.append, backoff_s=0.01)
+    assert len(out) == 4 and all(c.gen_status == "generation_error" and "HTTP 422" in c.gen_error for c in out)
+    assert sum(stub.requests.values()) == 4                 # not retried: the request itself is refused
