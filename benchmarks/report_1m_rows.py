@@ -76,6 +76,7 @@ def make_run(store: Store, run_id: str, tasks: int, candidates: int, seed: int =
     logprob = -rng.gamma(2.0, 0.2, size=total) + 0.2 * passed
     conn = store.db.conn
     tid = [task_ids[i] for i in task_no]
+    conn.execute("PRAGMA synchronous=OFF")   # fixture only: a crash mid-setup just means rerunning it
     with conn:
         conn.executemany(
             "INSERT INTO candidates (run_id, task_id, candidate_index, source, prompt_tokens, "
@@ -88,13 +89,15 @@ def make_run(store: Store, run_id: str, tasks: int, candidates: int, seed: int =
             "protected_passed, attempts, cpu_s, wall_s, reason, prev_hash, row_hash) "
             "VALUES (?,?,?,?,?,?,?,1,?,?,?,'bench','bench')",
             zip([run_id] * total, tid, cand_no.tolist(), outcome.tolist(), fclass.tolist(),
-                np.where(has_public, public.astype(object), None).tolist(), prot.tolist(), cpu.tolist(),
+                np.where(has_public & ~infra, public.astype(object), None).tolist(), prot.tolist(), cpu.tolist(),
                 (cpu * 1.3).tolist(), np.where(infra, "sandbox container died twice", None).tolist()))
         conn.executemany(
             "INSERT INTO executions (run_id, task_id, candidate_index, attempt, purpose, status, "
             "public_status, protected_status, failure_class, cpu_s, wall_s, peak_rss_kb, prev_hash, row_hash) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,20000,'bench','bench')",
             _executions(run_id, tid, cand_no, passed, infra, fclass, cpu, rng))
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _executions(run_id, tid, cand_no, passed, infra, fclass, cpu, rng):

@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .errors import ConfigError, StoreError
 from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
 from .report_context import (config_section, cost_section, counts_section, execution_section, flaky_section,
                              omissions_section, parse_json, run_section)
@@ -37,21 +38,26 @@ class ScoringConfig:
 
     @classmethod
     def from_manifest(cls, manifest: Mapping) -> "ScoringConfig":
+        """The frozen manifest's scoring section; missing keys take the manifest defaults."""
         scoring = dict((manifest or {}).get("scoring") or {})
-        ks = tuple(sorted({int(k) for k in (scoring.get("k") or [1])}))
-        aggregation = str(scoring.get("aggregation") or "micro")
-        if aggregation not in AGGREGATIONS:
-            raise ValueError(f"scoring.aggregation must be one of {AGGREGATIONS}, got {aggregation!r}")
-        weights = {str(s): float(w) for s, w in (scoring.get("weights") or {}).items()}
-        return cls(ks, aggregation, weights, IntervalSpec.from_config(scoring.get("interval")),
-                   str(scoring.get("dropped_tasks") or "report"))
+        try:
+            ks = tuple(sorted({int(k) for k in (scoring.get("k") or [1])}))
+            aggregation = str(scoring.get("aggregation") or "micro")
+            if aggregation not in AGGREGATIONS or min(ks) < 1:
+                raise ValueError(f"aggregation must be one of {AGGREGATIONS} and every k >= 1")
+            weights = {str(s): float(w) for s, w in (scoring.get("weights") or {}).items()}
+            interval = IntervalSpec.from_config(scoring.get("interval"))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"the run's frozen manifest has an unusable scoring section: {exc}",
+                              field="scoring") from None
+        return cls(ks, aggregation, weights, interval, str(scoring.get("dropped_tasks") or "report"))
 
 
 def load_manifest(store, run: Mapping) -> dict:
     """The run's frozen manifest (canonical JSON) as a dict; {} when it is missing."""
     try:
         row = store.manifest(run["manifest_id"]) if run.get("manifest_id") else None
-    except Exception:  # noqa: BLE001 - a missing manifest row is reported as {} beside the scores
+    except StoreError:  # no manifest row: the report shows the defaults and an empty configuration
         row = None
     parsed = parse_json(row.get("canonical_json")) if row else None
     return parsed if isinstance(parsed, dict) else {}
