@@ -94,8 +94,12 @@ def request_body(gen, prompt_text: str, messages: list[dict] | None, seed: int |
     return body
 
 
-def post(url: str, body: dict, *, api_key: str | None, timeout_s: float, chat: bool) -> Reply:
-    """Send one request and parse the answer; raises AttemptFailed on any failure."""
+def post(url: str, body: dict, *, api_key: str | None, timeout_s: float, chat: bool,
+         open_connections: set | None = None) -> Reply:
+    """Send one request and parse the answer; raises AttemptFailed on any failure.
+
+    The connection sits in `open_connections` while in use, so a canceller can `abort()` it.
+    """
     parts = urlsplit(url)
     start = time.monotonic()
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream" if body.get("stream")
@@ -108,6 +112,8 @@ def post(url: str, body: dict, *, api_key: str | None, timeout_s: float, chat: b
     else:
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout_s)
     path = parts.path or "/"
+    if open_connections is not None:
+        open_connections.add(conn)
 
     def failed(msg: str, **kw) -> AttemptFailed:
         return AttemptFailed(msg, elapsed_ms=(time.monotonic() - start) * 1000, **kw)
@@ -133,7 +139,19 @@ def post(url: str, body: dict, *, api_key: str | None, timeout_s: float, chat: b
     except (OSError, http.client.HTTPException) as exc:
         raise failed(f"{type(exc).__name__}: {exc}") from None
     finally:
+        if open_connections is not None:
+            open_connections.discard(conn)
         conn.close()
+
+
+def abort(conn: http.client.HTTPConnection) -> None:
+    """Wake a thread blocked reading this connection (its read fails at once)."""
+    sock = conn.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass    # already closed: nothing is blocked on it
 
 
 def _retry_after(value: str | None) -> float | None:

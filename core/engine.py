@@ -371,7 +371,7 @@ def _grade(store: Store, ctx: RunContext, runner: Runner) -> None:
     if ctx.manifest.candidates.source == "generate":
         gen = ctx.manifest.generation
         total = len(ctx.tasks) * gen.n_per_task
-        feed, generation_failed = _start_generation(ctx, set(by_key), runner)
+        feed, generation_failed, generator = _start_generation(ctx, set(by_key), runner)
 
         def on_feed(cand) -> Job | None:
             nonlocal total
@@ -390,6 +390,17 @@ def _grade(store: Store, ctx: RunContext, runner: Runner) -> None:
         on_feed = None
     for job, res in _dispatch(ctx, runner, pending, limits_of, on_result=handle, feed=feed, on_feed=on_feed):
         pass
+    if feed is not None and ctx.cancel.is_set():
+        # cancelled: the generator abandons requests in flight and ends; answers it already gave are
+        # stored (graded on resume), so resuming never asks the model for them again
+        generator.join(timeout=30)
+        while True:
+            try:
+                item = feed.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                on_feed(item)
     if feed is not None and generation_failed:
         raise generation_failed[0]    # e.g. EndpointRefused: the run fails with the generator's reason
     while deferred and not ctx.cancel.is_set():
@@ -401,7 +412,8 @@ def _grade(store: Store, ctx: RunContext, runner: Runner) -> None:
     store.update_run(ctx.run_id, progress_json=json.dumps({"done": done, "total": total, "counts": dict(counts)}))
 
 
-def _start_generation(ctx: RunContext, have: set, runner: Runner) -> tuple[queue.Queue, list[BaseException]]:
+def _start_generation(ctx: RunContext, have: set,
+                      runner: Runner) -> tuple[queue.Queue, list[BaseException], threading.Thread]:
     """Generate candidates in a thread; each is fed to the grader as soon as it is complete.
 
     Candidate indices already in the record are never requested again. The queue ends with None;
@@ -426,8 +438,9 @@ def _start_generation(ctx: RunContext, have: set, runner: Runner) -> tuple[queue
                 check.close()
             feed.put(None)
 
-    threading.Thread(target=produce, name="passgate-generate", daemon=True).start()
-    return feed, failed
+    thread = threading.Thread(target=produce, name="passgate-generate", daemon=True)
+    thread.start()
+    return feed, failed, thread
 
 
 def _new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float = 120.0):

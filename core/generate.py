@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .endpoint import AttemptFailed, Reply, api_url, check_endpoint, post, request_body
+from .endpoint import AttemptFailed, Reply, abort, api_url, check_endpoint, post, request_body
 from .errors import ConfigError, PassgateError
 from .manifest import GenerationContract, Manifest
 from .model import Candidate, Task
@@ -114,28 +114,49 @@ class _Generator:
         self.fatal: BaseException | None = None
         self.failures_in_a_row = 0
         self.result = GenerationResult()
+        self.connections: set = set()          # open requests, aborted on cancel
 
     # ---- scheduling ---------------------------------------------------------------------
     def run(self, work: list[tuple[Task, int]]) -> None:
         """The first answer alone (it proves the endpoint and its model), then a pool of `concurrency`."""
         queue = list(work)
+        self._in_threads(self._probe, queue, 1)
+        if not self._stopping():
+            self._in_threads(self._drain, queue, min(self.gen.concurrency, len(queue)))
+        self.result.cancelled = self.cancel.is_set()
+        if self.fatal is not None:
+            raise self.fatal
+
+    def _in_threads(self, target, queue: list, n: int) -> None:
+        """Run `target(queue)` in n threads; on cancel, abort their open requests instead of awaiting them."""
+        threads = [threading.Thread(target=self._guarded, args=(target, queue), name=f"passgate-gen-{i}",
+                                    daemon=True) for i in range(n)]
+        for t in threads:
+            t.start()
+        while any(t.is_alive() for t in threads):
+            if self.cancel.wait(0.2):
+                for conn in list(self.connections):
+                    abort(conn)
+                for t in threads:
+                    t.join(timeout=0.2)
+
+    def _guarded(self, target, queue: list) -> None:
+        try:
+            target(queue)
+        except BaseException as exc:  # noqa: BLE001 - kept for the caller's thread, raised there by run()
+            with self._lock:
+                self.fatal = self.fatal or exc
+            self.stop.set()
+
+    def _probe(self, queue: list) -> None:
         while queue and not self._stopping():
             task, index = queue.pop(0)
             cand = self.candidate(task, index, probing=True)
             if cand is None:
-                break
+                return
             self.emit(cand)
             if cand.gen_status == "ok":
-                break
-        threads = [threading.Thread(target=self._drain, args=(queue,), name=f"passgate-gen-{i}", daemon=True)
-                   for i in range(min(self.gen.concurrency, len(queue)))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        self.result.cancelled = self.cancel.is_set()
-        if self.fatal is not None:
-            raise self.fatal
+                return
 
     def _drain(self, queue: list) -> None:
         while not self._stopping():
@@ -143,13 +164,7 @@ class _Generator:
                 if not queue:
                     return
                 task, index = queue.pop(0)
-            try:
-                cand = self.candidate(task, index)
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, not swallowed
-                with self._lock:
-                    self.fatal = self.fatal or exc
-                self.stop.set()
-                return
+            cand = self.candidate(task, index)
             if cand is None:
                 return
             self.emit(cand)
@@ -214,8 +229,10 @@ class _Generator:
             ex.attempts.append(record)
             try:
                 reply = post(self.url, body, api_key=self.api_key, timeout_s=self.gen.request_timeout_s,
-                             chat=self.gen.api == "chat")
+                             chat=self.gen.api == "chat", open_connections=self.connections)
             except AttemptFailed as exc:
+                if self.cancel.is_set():
+                    raise _Cancelled from None     # aborted by cancel: not the server's failure
                 record.update(outcome="error", status=exc.status, error=str(exc), elapsed_ms=round(exc.elapsed_ms, 1))
                 if exc.fatal:
                     raise EndpointRefused(f"{self.url} answered {exc}; check generation.endpoint, generation.model"

@@ -497,3 +497,41 @@ def test_a_server_that_rejects_every_request_stops_the_run_after_a_few_recorded_
         generate_candidates(manifest, [humaneval_tasks[t] for t in TASK_IDS], emit=out.append, backoff_s=0.01)
     assert len(out) == 4 and all(c.gen_status == "generation_error" and "HTTP 422" in c.gen_error for c in out)
     assert sum(stub.requests.values()) == 4                 # not retried: the request itself is refused
+
+
+def test_cancel_abandons_requests_in_flight_instead_of_waiting_for_them(stub, humaneval_tasks):
+    stub.hang, stub.hang_s = set(TASK_IDS), 30.0
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    start = time.monotonic()
+    cands, result = run(make_manifest(stub.base_url, request_timeout_s=60), humaneval_tasks, cancel=cancel)
+    assert time.monotonic() - start < 3 and result.cancelled
+    assert cands == []                          # nothing answered, so nothing recorded: resume asks again
+
+
+@pytest.mark.docker
+def test_cancelled_run_stores_every_answer_it_got_and_resume_asks_only_for_the_rest(tmp_path, e2e_stub, image_digest,
+                                                                                   monkeypatch):
+    from passgate.core.engine import resume_run, start_run
+    e2e_stub.hang, e2e_stub.hang_s = {"HumanEval/23", "HumanEval/29"}, 60.0   # in flight when cancel lands
+    manifest = e2e_manifest(tmp_path, e2e_stub, concurrency=2)
+    monkeypatch.setenv("PASSGATE_STUB_API_KEY", SECRET)
+    cancel = threading.Event()
+
+    def progress(p):
+        if p.phase == "grade" and p.done >= 4:
+            cancel.set()
+    store = Store(tmp_path / "pg.db")
+    start = time.monotonic()
+    run_id = start_run(store, manifest, progress=progress, cancel=cancel)
+    assert store.run(run_id)["status"] == "cancelled" and time.monotonic() - start < 60   # not waiting 60 s hangs
+    stored = {(c["task_id"], c["seed"]) for c in store.rows("candidates", run_id)}
+    assert stored == {k for k, n in e2e_stub.answered.items() if n}   # every answer given is in the record
+    assert len(stored) < 16
+
+    e2e_stub.hang = set()
+    resume_run(store, run_id)
+    assert store.run(run_id)["status"] == "completed" and len(store.rows("outcomes", run_id)) == 16
+    assert set(e2e_stub.answered.values()) == {1} and len(e2e_stub.answered) == 16
+    assert all(e2e_stub.requests[k] == 1 for k in stored)
+    store.close()
