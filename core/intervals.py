@@ -246,7 +246,8 @@ def bootstrap_pass_at_k(n: np.ndarray, c: np.ndarray, strata: Strata, ks: Sequen
 
 
 def paired_bootstrap(n_base: np.ndarray, c_base: np.ndarray, n_cand: np.ndarray, c_cand: np.ndarray,
-                     strata: Strata, ks: Sequence[int], spec: IntervalSpec, rule: str) -> dict:
+                     strata: Strata, ks: Sequence[int], spec: IntervalSpec, rule: str, *,
+                     runs: bool = False) -> dict:
     """Interval of pass@k(candidate) - pass@k(baseline) on the same tasks, drawn as pairs.
 
     Each replicate draws one set of tasks for both runs; candidates are redrawn within each run
@@ -263,7 +264,7 @@ def paired_bootstrap(n_base: np.ndarray, c_base: np.ndarray, n_cand: np.ndarray,
     ks = [int(k) for k in ks]
     level = candidate_level(spec, n_a.size)
     base, cand = _Run(n_a, c_a, ks, level), _Run(n_b, c_b, ks, level)
-    collected: dict[int, list] = {k: [] for k in ks}
+    collected: dict[int, dict] = {k: {"diff": [], "base": [], "cand": []} for k in ks}
     rng = np.random.default_rng([spec.seed, 0])
     for reps in (_chunks(spec.resamples, n_a.size) if n_a.size else ()):
         idx = blocks.draw(rng, reps)
@@ -271,7 +272,16 @@ def paired_bootstrap(n_base: np.ndarray, c_base: np.ndarray, n_cand: np.ndarray,
         cand.draw(rng, idx)
         for k in ks:
             valid = (n_a >= k) & (n_b >= k)
-            diff = (_combine(*cand.stats(rng, idx, blocks, k, valid), weights, rule)
-                    - _combine(*base.stats(rng, idx, blocks, k, valid), weights, rule))
-            collected[k].append(diff)
-    return {k: _summary(np.concatenate(collected[k]) if collected[k] else np.zeros(0), spec.level) for k in ks}
+            vb = _combine(*cand.stats(rng, idx, blocks, k, valid), weights, rule)
+            va = _combine(*base.stats(rng, idx, blocks, k, valid), weights, rule)
+            collected[k]["diff"].append(vb - va)
+            collected[k]["base"].append(va)
+            collected[k]["cand"].append(vb)
+    out = {}
+    for k in ks:
+        parts = {name: np.concatenate(v) if v else np.zeros(0) for name, v in collected[k].items()}
+        out[k] = _summary(parts["diff"], spec.level)
+        if runs:
+            out[k]["baseline"] = _summary(parts["base"], spec.level)
+            out[k]["candidate"] = _summary(parts["cand"], spec.level)
+    return out

@@ -24,6 +24,7 @@ from .report_data import RecordsJob, Rescore, RunRecords
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 
 SCHEMA = "passgate.report/1"
+_NO_CI = {"ci_low": None, "ci_high": None, "se": None}
 
 
 @dataclass(frozen=True)
@@ -206,15 +207,16 @@ def public_protected_section(recs: RunRecords, config: ScoringConfig) -> dict:
     n_pro, c_pro = np.where(mask, recs["n"], 0), np.where(mask, recs["c"], 0)
     rule = config.aggregation
     rows = []
-    if mask.any():
-        boot = bootstrap_pass_at_k(n_pub, c_pub, strata, config.k, config.interval, stream=101)
-        gap = paired_bootstrap(n_pro, c_pro, n_pub, c_pub, strata, config.k, config.interval, rule)
+    # one paired bootstrap (same tasks for both suites) gives the public interval and the gap's
+    gap = paired_bootstrap(n_pro, c_pro, n_pub, c_pub, strata, config.k, config.interval, rule, runs=True) \
+        if mask.any() else {}
     for k in config.k:
         pub = aggregate(pass_at_k_array(n_pub, c_pub, k), strata, rule)
         pro = aggregate(pass_at_k_array(n_pro, c_pro, k), strata, rule)
-        rows.append({"k": int(k), "public": {"value": _num(pub), **(boot[k][rule] if mask.any() else {})},
-                     "protected": {"value": _num(pro)},
-                     "gap": {"value": _num(pub - pro), **(gap[k] if mask.any() else {})},
+        ci = gap.get(k) or {}
+        rows.append({"k": int(k), "public": {"value": _num(pub), **ci.get("candidate", _NO_CI)},
+                     "protected": {"value": _num(pro), **ci.get("baseline", _NO_CI)},
+                     "gap": {"value": _num(pub - pro), **{key: ci.get(key) for key in _NO_CI}},
                      "denominator": denominator(n_pub[mask], k)})
     return {"aggregation": rule, "tasks": int(mask.sum()),
             "tasks_without_public_tests": int((~recs.has_public).sum()), "pass_at_k": rows,

@@ -195,7 +195,7 @@ def _scan_outcomes(conn, run_id: str, rescore: Rescore) -> dict:
 def _scan_candidates(conn, run_id: str, rescore: Rescore) -> dict:
     cap = " AND candidate_index < ?" if rescore.max_candidates is not None else ""
     sql = f"""
-        SELECT task_id, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), COUNT(mean_logprob),
+        SELECT task_id, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens),
                MAX(mean_logprob), candidate_index
         FROM candidates WHERE run_id = ?{cap} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
@@ -335,8 +335,8 @@ def _fill_candidates(recs: RunRecords, conn, run_id: str, ids: list, scan: dict)
     a["candidates"] = _column(rows, 0)
     a["prompt_tokens"] = _column(rows, 1)
     a["completion_tokens"] = _column(rows, 2)
-    a["logprob_candidates"] = _column(rows, 3)
-    picks = [(t, int(r[5])) for t, r in zip(ids, rows) if r is not None and r[3]]
+    # MAX(mean_logprob) with a bare candidate_index: SQLite returns the row holding the maximum
+    picks = [(t, int(r[4])) for t, r in zip(ids, rows) if r is not None and r[3] is not None]
     a["ranked"] = _ranked(recs, conn, run_id, ids, picks)
     missing = [t for t, cand, out in zip(ids, a["candidates"], a["outcome_rows"]) if cand > out]
     recs.pending = _pending(conn, run_id, missing)
