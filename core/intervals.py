@@ -8,9 +8,10 @@ error is their standard deviation.
 
 The candidate level is drawn exactly (one binomial per drawn task) while replicates x tasks is at
 most `EXACT_CELLS`. Beyond that (thousands of tasks) one binomial per cell would dominate the
-report's time, so each replicate's slice sum gets one normal draw with the exact summed variance
-of the drawn tasks' binomial resamples: the same mean and variance as the exact draw, with the
-sum over many tasks taken as normal (central limit). The report records which was used
+report's time, so each replicate's slice sum gets one normal draw whose variance is the number of
+tasks drawn times the slice's mean variance of its tasks' binomial resamples (computed exactly per
+task): the same mean and, up to the spread of that sum, the same variance as the exact draw, with
+the sum over many tasks taken as normal (central limit). The report records which was used
 (`candidate_level`). Either way the candidate level is recentred on each task's own estimate
 (see `_Run`), so it widens the interval without moving it.
 
@@ -87,38 +88,27 @@ def _chunks(total: int, tasks: int) -> Iterator[int]:
 
 @dataclass(frozen=True)
 class _Blocks:
-    """Tasks ordered by stratum: replicate columns [start, end) are redrawn from stratum `code`."""
+    """Tasks grouped by stratum; each replicate redraws every stratum's tasks from that stratum."""
 
     members: tuple[np.ndarray, ...]
     codes: tuple[int, ...]
-    bounds: tuple[tuple[int, int], ...]
 
     @classmethod
     def of(cls, strata_codes: np.ndarray) -> "_Blocks":
         codes = tuple(int(s) for s in np.unique(strata_codes))
-        members = tuple(np.flatnonzero(strata_codes == s) for s in codes)
-        ends = np.cumsum([m.size for m in members]).tolist()
-        starts = [0] + ends[:-1]
-        return cls(members, codes, tuple(zip(starts, ends)))
+        return cls(tuple(np.flatnonzero(strata_codes == s) for s in codes), codes)
 
-    def draw(self, rng: np.random.Generator, reps: int) -> np.ndarray:
-        """(reps, tasks) indices into the original tasks."""
-        parts = [m[rng.integers(0, m.size, size=(reps, m.size))] for m in self.members]
-        return np.concatenate(parts, axis=1) if parts else np.zeros((reps, 0), dtype=np.int64)
+    def draw(self, rng: np.random.Generator, reps: int) -> list[np.ndarray]:
+        """Per stratum, (reps, size) indices into that stratum's own tasks."""
+        return [rng.integers(0, m.size, size=(reps, m.size)) for m in self.members]
 
-    def stats(self, values: np.ndarray, all_valid: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """Per replicate and stratum: sum of the non-NaN values and their count."""
-        sums = np.empty((values.shape[0], len(self.bounds)))
-        counts = np.empty_like(sums)
-        for j, (a, b) in enumerate(self.bounds):
-            block = values[:, a:b]
-            if all_valid:
-                sums[:, j], counts[:, j] = block.sum(axis=1), b - a
-                continue
-            ok = ~np.isnan(block)
-            sums[:, j] = np.where(ok, block, 0.0).sum(axis=1)
-            counts[:, j] = ok.sum(axis=1)
-        return sums, counts
+
+def _sum_count(values: np.ndarray, all_valid: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Row sums of the non-NaN values and their count."""
+    if all_valid:
+        return values.sum(axis=1), np.full(values.shape[0], float(values.shape[1]))
+    ok = ~np.isnan(values)
+    return np.where(ok, values, 0.0).sum(axis=1), ok.sum(axis=1).astype(np.float64)
 
 
 def _within_moments(n: np.ndarray, c: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -154,37 +144,55 @@ def _binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
 class _Run:
     """One run's tasks under resampling: per chunk, per k, slice sums and counts of pass@k.
 
+    Arrays are cut per stratum once, so a replicate only gathers from its stratum's small arrays.
     The candidate level is recentred per task: pass@k is not linear in c, so raw binomial redraws
     would pull every k > 1 figure down (Jensen); shifting each task's redraws by
     pass@k(n, c) - E[pass@k(n, X)] keeps their spread and the task's own estimate as centre.
     """
 
-    def __init__(self, n: np.ndarray, c: np.ndarray, ks: Sequence[int], level: str):
-        self.n, self.c, self.level = n, c, level
-        self.point = {k: PassAtKLookup(n, k)(n, c) for k in ks}
-        self.lookups = {k: PassAtKLookup(n, k) for k in ks} if level == "exact" else {}
-        self.offsets = {k: lk.offsets_for(n) for k, lk in self.lookups.items()}
-        self.moments = {k: _within_moments(n, c, k) for k in ks} if level != "none" else {}
-        self.c_b: np.ndarray | None = None
+    def __init__(self, n: np.ndarray, c: np.ndarray, blocks: _Blocks, level: str, valid: Mapping[int, np.ndarray]):
+        self.blocks, self.level = blocks, level
+        rate = np.where(n > 0, c / np.maximum(n, 1), 0.0)
+        self.n = [n[m] for m in blocks.members]
+        self.rate = [rate[m] for m in blocks.members]
+        self.per_k = {k: self._cut(n, c, k, v) for k, v in valid.items()}
+        self.c_b: list[np.ndarray] = []
 
-    def draw(self, rng: np.random.Generator, idx: np.ndarray) -> None:
-        if self.level == "exact":
-            rate = np.where(self.n > 0, self.c / np.maximum(self.n, 1), 0.0)
-            self.c_b = rng.binomial(self.n[idx], rate[idx])
+    def _cut(self, n: np.ndarray, c: np.ndarray, k: int, valid: np.ndarray) -> list[dict]:
+        lookup = PassAtKLookup(n, k)
+        point = lookup(n, c)
+        mean, var = _within_moments(n, c, k) if self.level != "none" else (point, np.zeros_like(point))
+        offsets = lookup.offsets_for(n)
+        cut = []
+        for m in self.blocks.members:
+            ok = valid[m]
+            cut.append({"all": bool(ok.all()), "valid": ok, "point": np.where(ok, point[m], np.nan),
+                        "shift": (point - mean)[m], "offsets": offsets[m], "flat": lookup.flat,
+                        "var": float(var[m][ok].mean()) if ok.any() else 0.0})
+        return cut
 
-    def stats(self, rng, idx, blocks: _Blocks, k: int, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        every = bool(valid.all())
-        point = self.point[k] if every else np.where(valid, self.point[k], np.nan)
-        if self.level == "none":
-            return blocks.stats(point[idx], every)
-        mean, var = self.moments[k]
+    def draw(self, rng: np.random.Generator, local: list[np.ndarray]) -> None:
         if self.level == "exact":
-            shift = (point - mean)[idx]
-            values = np.clip(self.lookups[k].flat[self.offsets[k][idx] + self.c_b] + shift, 0.0, 1.0)
-            return blocks.stats(values, every)
-        sums, counts = blocks.stats(point[idx], every)
-        var_sums, _ = blocks.stats((var if every else np.where(valid, var, np.nan))[idx], every)
-        return np.clip(sums + rng.normal(0.0, np.sqrt(var_sums)), 0.0, counts), counts
+            self.c_b = [rng.binomial(n[loc], rate[loc]) for n, rate, loc in zip(self.n, self.rate, local)]
+
+    def stats(self, rng, local: list[np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(reps, strata) sums of pass@k over the drawn tasks, and how many were estimable."""
+        reps = local[0].shape[0] if local else 0
+        sums, counts = np.empty((reps, len(local))), np.empty((reps, len(local)))
+        for j, (loc, cut) in enumerate(zip(local, self.per_k[k])):
+            if self.level == "exact":
+                values = np.clip(cut["flat"][cut["offsets"][loc] + self.c_b[j]] + cut["shift"][loc], 0.0, 1.0)
+                if not cut["all"]:
+                    values = np.where(cut["valid"][loc], values, np.nan)
+            else:
+                values = cut["point"][loc]
+            sums[:, j], counts[:, j] = _sum_count(values, cut["all"])
+        if self.level == "moments":
+            # the candidate-level noise of a slice sum: the drawn tasks' summed variance, taken as
+            # the count drawn times the slice's mean variance (moments mode means thousands of tasks)
+            mean_var = np.array([cut["var"] for cut in self.per_k[k]])
+            sums = np.clip(sums + rng.normal(0.0, np.sqrt(counts * mean_var)), 0.0, counts)
+        return sums, counts
 
 
 def _combine(sums: np.ndarray, counts: np.ndarray, weights: np.ndarray, rule: str) -> np.ndarray:
@@ -224,14 +232,14 @@ def bootstrap_pass_at_k(n: np.ndarray, c: np.ndarray, strata: Strata, ks: Sequen
     blocks = _Blocks.of(codes)
     weights = strata.weights[list(blocks.codes)]
     ks = [int(k) for k in ks]
-    run = _Run(n, c, ks, candidate_level(spec, n.size))
+    run = _Run(n, c, blocks, candidate_level(spec, n.size), {k: n >= k for k in ks})
     parts: dict[int, list] = {k: [] for k in ks}
     rng = np.random.default_rng([spec.seed, stream])
     for reps in (_chunks(spec.resamples, n.size) if n.size else ()):
-        idx = blocks.draw(rng, reps)
-        run.draw(rng, idx)
+        local = blocks.draw(rng, reps)
+        run.draw(rng, local)
         for k in ks:
-            parts[k].append(run.stats(rng, idx, blocks, k, n >= k))
+            parts[k].append(run.stats(rng, local, k))
     out = {}
     for k in ks:
         width = len(blocks.codes)
@@ -263,17 +271,17 @@ def paired_bootstrap(n_base: np.ndarray, c_base: np.ndarray, n_cand: np.ndarray,
     weights = strata.weights[list(blocks.codes)]
     ks = [int(k) for k in ks]
     level = candidate_level(spec, n_a.size)
-    base, cand = _Run(n_a, c_a, ks, level), _Run(n_b, c_b, ks, level)
+    valid = {k: (n_a >= k) & (n_b >= k) for k in ks}
+    base, cand = _Run(n_a, c_a, blocks, level, valid), _Run(n_b, c_b, blocks, level, valid)
     collected: dict[int, dict] = {k: {"diff": [], "base": [], "cand": []} for k in ks}
     rng = np.random.default_rng([spec.seed, 0])
     for reps in (_chunks(spec.resamples, n_a.size) if n_a.size else ()):
-        idx = blocks.draw(rng, reps)
-        base.draw(rng, idx)
-        cand.draw(rng, idx)
+        local = blocks.draw(rng, reps)
+        base.draw(rng, local)
+        cand.draw(rng, local)
         for k in ks:
-            valid = (n_a >= k) & (n_b >= k)
-            vb = _combine(*cand.stats(rng, idx, blocks, k, valid), weights, rule)
-            va = _combine(*base.stats(rng, idx, blocks, k, valid), weights, rule)
+            vb = _combine(*cand.stats(rng, local, k), weights, rule)
+            va = _combine(*base.stats(rng, local, k), weights, rule)
             collected[k]["diff"].append(vb - va)
             collected[k]["base"].append(va)
             collected[k]["cand"].append(vb)
