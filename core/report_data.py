@@ -13,6 +13,7 @@ candidates of each task, or public tests as the verifier.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from .scoring import COUNTED_OUTCOMES
 
 _COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in COUNTED_OUTCOMES) + ")"
 _US = 1_000_000   # execution times travel as integer microseconds
+_RARE = re.compile(r"#(-?\d+)")
 
 
 @dataclass(frozen=True)
@@ -150,11 +152,12 @@ def _shell(tasks: dict, outcomes: dict, rescore: Rescore) -> RunRecords:
     """Task metadata arrays: the run's tasks in order, then any task only the outcomes name."""
     ids = list(tasks) + sorted(set(outcomes) - set(tasks))
     meta = [tasks.get(t) or (t, "unknown", "", "[]", 0, None) for t in ids]
+    tags_of = {text: tuple(json.loads(text or "[]")) for text in {m[3] for m in meta}}
     return RunRecords(
         task_ids=np.array(ids, dtype=object),
         slices=np.array([m[1] or "unknown" for m in meta], dtype=object),
         set_ids=np.array([m[2] or "" for m in meta], dtype=object),
-        tags=[tuple(json.loads(m[3] or "[]")) for m in meta],
+        tags=[tags_of[m[3]] for m in meta],
         has_public=np.array([bool(m[4]) for m in meta], dtype=bool),
         cpu_limit=np.array([np.nan if m[5] is None else float(m[5]) for m in meta]),
         rescore=rescore)
@@ -172,8 +175,9 @@ def _limit_sql(rescore: Rescore) -> tuple[str, str, list]:
 
 def _scan_outcomes(conn, run_id: str, rescore: Rescore) -> dict:
     """Per task: rows, protected passes, public rows and passes, the first public pass (index*2 + 1 - its
-    protected verdict), failure classes, indices of rows that are not plain passed/failed, and, under
-    a what-if CPU limit, the passes that exceed it. Columns are kept cheap: this scans every row."""
+    protected verdict), and one list holding the failed rows' classes and, as '#index', the rows that
+    are neither passed nor failed; under a what-if CPU limit, also the passes that exceed it.
+    Columns are kept cheap: this scans every row."""
     join, over, lim = _limit_sql(rescore)
     cap = " AND o.candidate_index < ?" if rescore.max_candidates is not None else ""
     not_over = f" AND NOT {over}" if rescore.limited else ""
@@ -183,8 +187,8 @@ def _scan_outcomes(conn, run_id: str, rescore: Rescore) -> dict:
         SELECT o.task_id, COUNT(*), SUM(o.protected_passed), {rescored},
                COUNT(o.public_passed), SUM(o.public_passed),
                MIN(CASE WHEN o.public_passed = 1{not_over} THEN o.candidate_index * 2 + 1 - o.protected_passed END),
-               group_concat(o.failure_class),
-               group_concat(CASE WHEN o.outcome NOT IN ('passed', 'failed') THEN o.candidate_index END)
+               group_concat(CASE WHEN o.outcome IN ('passed', 'failed') THEN o.failure_class
+                                 ELSE '#' || o.candidate_index END)
         FROM outcomes o {join}
         WHERE o.run_id = ?{cap}
         GROUP BY o.task_id"""
@@ -220,26 +224,23 @@ def _column(rows: list, i: int) -> np.ndarray:
 
 def _fill_outcomes(recs: RunRecords, conn, run_id: str, ids: list, scan: dict) -> None:
     """Columns of a row: 0 rows, 1 protected passes, 2 passes over the limit, 3 public passes over the
-    limit, 4 public rows, 5 public passes, 6 first public pass code, 7 classes, 8 rare indices."""
+    limit, 4 public rows, 5 public passes, 6 first public pass code, 7 failed rows' classes and
+    '#index' of the rows that are neither passed nor failed (flaky, infra_error, excluded)."""
     rows = [scan.get(t) for t in ids]
     T = len(ids)
-    rare_keys = [(t, int(i)) for t, r in zip(ids, rows) if r is not None and r[8]
-                 for i in str(r[8]).split(",")]
+    rare_keys = [(t, int(i)) for t, r in zip(ids, rows) if r is not None and r[7] and "#" in r[7]
+                 for i in _RARE.findall(r[7])]
     recs.rare = _outcome_rows(conn, run_id, rare_keys)
     pos = {t: i for i, t in enumerate(ids)}
     over = _over_limit(recs)
     names = ("flaky", "infra_error", "excluded", "nc_rows_pub", "nc_pass_pub", "nc_pass", "nc_pass_over",
-             "nc_pass_pub_over", "rare_timeouts")
+             "nc_pass_pub_over")
     nc = {name: np.zeros(T, np.int64) for name in names}
-    rare_classes: dict[str, int] = {}
     redo_first = []
     for row in recs.rare:
         i, outcome = pos[row["task_id"]], row["outcome"]
         if outcome in nc:
             nc[outcome][i] += 1
-        if row["failure_class"]:
-            rare_classes[row["failure_class"]] = rare_classes.get(row["failure_class"], 0) + 1
-            nc["rare_timeouts"][i] += row["failure_class"] == "timeout"
         counted = outcome in COUNTED_OUTCOMES
         if row["protected_passed"] == 1 and outcome != "passed":  # never written so; guarded anyway
             nc["nc_pass"][i] += 1
@@ -260,9 +261,7 @@ def _fill_outcomes(recs: RunRecords, conn, run_id: str, ids: list, scan: dict) -
     a["c_public"] = (_column(rows, 5) - nc["nc_pass_pub"]) - (_column(rows, 3) - nc["nc_pass_pub_over"])
     a["first_public"] = _first_public(recs, conn, run_id, ids, rows, redo_first)
     classes, timeouts = _decode_classes(rows, T)
-    a["timeouts"] = timeouts - nc["rare_timeouts"] + a["rescored"]
-    for cls, count in rare_classes.items():
-        classes[cls] = classes.get(cls, 0) - count
+    a["timeouts"] = timeouts + a["rescored"]
     classes["timeout"] = classes.get("timeout", 0) + int(a["rescored"].sum())
     recs.class_counts = {k: int(v) for k, v in sorted(classes.items()) if v}
 
@@ -301,17 +300,18 @@ def _over_limit(recs: RunRecords):
 
 
 def _decode_classes(rows: list, T: int) -> tuple[dict, np.ndarray]:
-    """Failure-class totals and per-task timeouts from the comma-joined class names."""
+    """Failure-class totals and per-task timeouts of failed rows, from the comma-joined class names
+    (the '#index' items name other rows and hold no class word)."""
     texts = [(r[7] or "") if r is not None else "" for r in rows]
     timeouts = np.array([t.count("timeout") for t in texts], dtype=np.int64)
     blob = ",".join(t for t in texts if t)
     totals = {name: blob.count(name) for name in FAILURE_CLASSES}
-    known = sum(totals.values())
-    listed = blob.count(",") + 1 if blob else 0
-    if listed != known:  # a class word this passgate does not know: list the words one by one
+    listed = (blob.count(",") + 1 if blob else 0) - blob.count("#")
+    if listed != sum(totals.values()):  # a class word this passgate does not know: count word by word
         totals = {}
         for word in blob.split(","):
-            totals[word] = totals.get(word, 0) + 1
+            if not word.startswith("#"):
+                totals[word] = totals.get(word, 0) + 1
     return totals, timeouts
 
 
