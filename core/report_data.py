@@ -207,12 +207,15 @@ def _scan_candidates(conn, run_id: str, rescore: Rescore) -> dict:
 
 
 def _scan_executions(conn, run_id: str, rescore: Rescore) -> dict:
+    """Per task: attempts, wall seconds, and one list of CPU microseconds per attempt in which any
+    attempt other than an ok grading run is written purpose:status:class:microseconds."""
     cap = " AND candidate_index < ?" if rescore.max_candidates is not None else ""
+    micro = f"CAST(cpu_s * {_US} AS INTEGER)"
     sql = f"""
         SELECT task_id, COUNT(*), SUM(wall_s),
-               group_concat(CAST(ifnull(cpu_s, 0) * {_US} AS INTEGER)),
-               group_concat(CASE WHEN status != 'ok' OR purpose != 'grade'
-                                 THEN purpose || ':' || status || ':' || ifnull(failure_class, '') END)
+               group_concat(CASE WHEN status = 'ok' AND purpose = 'grade' THEN {micro}
+                                 ELSE purpose || ':' || status || ':' || ifnull(failure_class, '') || ':'
+                                      || ifnull({micro}, '') END)
         FROM executions WHERE run_id = ?{cap} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
@@ -384,27 +387,39 @@ def _pending(conn, run_id: str, task_ids: list) -> list[dict]:
 
 
 def _fill_executions(recs: RunRecords, ids: list, scan: dict) -> None:
+    """Attempts, CPU time per attempt (capped under a what-if limit) and the other-than-plain attempts."""
     rows = [scan.get(t) for t in ids]
     a = recs.arrays
-    attempts = _column(rows, 0)
-    a["attempts"] = attempts
+    a["attempts"] = _column(rows, 0)
     a["wall_s"] = np.array([(r[1] or 0.0) if r else 0.0 for r in rows])
-    text = ",".join(r[2] for r in rows if r is not None and r[2])
-    times = np.fromstring(text, sep=",", dtype=np.int64) if text else np.zeros(0, np.int64)
-    task_of = np.repeat(np.arange(len(ids)), attempts)
-    if times.size != task_of.size:
-        raise ValueError("execution times and counts disagree")
+    texts = [(r[2] or "") if r is not None else "" for r in rows]
+    plain = [i for i, t in enumerate(texts) if t and ":" not in t]
+    joined = ",".join(texts[i] for i in plain)
+    times = [np.fromstring(joined, sep=",", dtype=np.int64) if joined else np.zeros(0, np.int64)]
+    task_of = [np.repeat(np.array(plain, dtype=np.int64), [texts[i].count(",") + 1 for i in plain])]
+    other: dict[tuple, int] = {}
+    for i, text in enumerate(texts):
+        if ":" in text:
+            values = []
+            for item in text.split(","):
+                if ":" in item:
+                    purpose, status, cls, micros = item.split(":")
+                    other[(purpose, status, cls)] = other.get((purpose, status, cls), 0) + 1
+                    item = micros
+                if item:
+                    values.append(int(item))
+            times.append(np.array(values, dtype=np.int64))
+            task_of.append(np.full(len(values), i, dtype=np.int64))
+    _set_times(recs, np.concatenate(times), np.concatenate(task_of), len(ids))
+    recs.exec_other = [{"purpose": k[0], "status": k[1], "failure_class": k[2] or None, "count": v}
+                       for k, v in sorted(other.items())]
+
+
+def _set_times(recs: RunRecords, times: np.ndarray, task_of: np.ndarray, tasks: int) -> None:
     if recs.rescore.cpu_limit_s is not None:
         times = np.minimum(times, int(round(recs.rescore.cpu_limit_s * _US)))
     elif recs.rescore.cpu_limit_factor is not None:
         cap = np.nan_to_num(recs.rescore.cpu_limit_factor * recs.cpu_limit * _US, nan=np.inf)
         times = np.minimum(times, cap[task_of]).astype(np.int64)
     recs.exec_times_us = times
-    a["cpu_s"] = np.bincount(task_of, weights=times, minlength=len(ids)) / _US
-    other: dict[tuple, int] = {}
-    for r in rows:
-        for item in (r[3].split(",") if r is not None and r[3] else ()):
-            key = tuple(item.split(":", 2))
-            other[key] = other.get(key, 0) + 1
-    recs.exec_other = [{"purpose": k[0], "status": k[1], "failure_class": k[2] or None, "count": v}
-                       for k, v in sorted(other.items())]
+    recs.arrays["cpu_s"] = np.bincount(task_of, weights=times, minlength=tasks) / _US
