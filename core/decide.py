@@ -103,7 +103,10 @@ def _final(effective: list[Attempt], n_attempts: int, model: list[Attempt]) -> F
     public_states = {a.public_status for a in effective}
     public_passed = None if "not_run" in public_states else int(public_states == {"passed"})
     rechecked = any(a.purpose == "timeout_recheck" for a in model)
-    note = "timed out under load, decided by a run alone" if rechecked else ""
+    note = ""
+    if rechecked:
+        note = ("timed out again when run alone" if last.failure_class == "timeout"
+                else "timed out, then decided by a run alone")
     if all(protected):
         return Final("passed", None, public_passed, 1, n_attempts, last.cpu_s, last.wall_s, note)
     classes = [a.failure_class for a in effective if a.protected_status != "passed" and a.failure_class]

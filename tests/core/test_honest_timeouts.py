@@ -1,0 +1,52 @@
+"""Scores must not move with machine load: CPU-time limits with a wall-clock backstop."""
+
+from __future__ import annotations
+
+from tests.core.enginekit import make_manifest, outcomes, run, write_samples
+
+# about 1 s of CPU at load time (module level, once per process), then the real answer
+BUSY = "_n = 0\nfor _i in range(5_000_000):\n    _n += 1\n"
+SLOW_BUT_HONEST = {
+    "HumanEval/0": "    for i, a in enumerate(numbers):\n        for j, b in enumerate(numbers):\n"
+                   "            if i != j and abs(a - b) < threshold:\n                return True\n    return False\n" + BUSY,
+    "HumanEval/2": "    return number % 1.0\n" + BUSY,
+    "HumanEval/4": "    mean = sum(numbers) / len(numbers)\n    return sum(abs(x - mean) for x in numbers) / len(numbers)\n"
+                   + BUSY,
+}
+FAST = {
+    "HumanEval/2": "    return number % 1.0\n",
+    "HumanEval/7": "    return [s for s in strings if substring in s]\n",
+    "HumanEval/7#wrong": "    return strings\n",
+    "HumanEval/12": "    while True:\n        pass\n",          # a genuine timeout stays a timeout
+}
+LIMIT = 2.0
+
+
+def samples(tmp_path):
+    rows = [(k, v) for k, v in SLOW_BUT_HONEST.items()] + [(k.split("#")[0], v) for k, v in FAST.items()]
+    return write_samples(tmp_path / "slow.jsonl", rows)
+
+
+def test_a_cpu_hog_on_the_machine_changes_no_verdict(tmp_path, image_digest, docker_client):
+    task_ids = ["HumanEval/0", "HumanEval/2", "HumanEval/4", "HumanEval/7", "HumanEval/12"]
+    m = make_manifest(tmp_path, image_digest, task_ids, samples(tmp_path),
+                      execution={"timeout": {"calibrate": False, "floor_s": LIMIT}, "limits": {"cpu_s": LIMIT}})
+    quiet_store, quiet_run = run(tmp_path, m, "quiet.db")
+    # the hog competes where the sandboxes are scheduled: in containers of its own
+    hogs = [docker_client.containers.run("passgate-sandbox:bookworm-py311", ["python3", "-c", "while True: pass"],
+                                         detach=True, network_mode="none", labels={"passgate.test": "cpu-hog"})
+            for _ in range(6)]
+    try:
+        busy_store, busy_run = run(tmp_path, m, "busy.db")
+    finally:
+        for h in hogs:
+            h.remove(force=True)
+    quiet, busy = outcomes(quiet_store, quiet_run), outcomes(busy_store, busy_run)
+    assert {k: (o["outcome"], o["failure_class"]) for k, o in quiet.items()} == \
+           {k: (o["outcome"], o["failure_class"]) for k, o in busy.items()}
+    assert quiet[("HumanEval/12", 0)]["failure_class"] == "timeout"
+    assert all(quiet[(t, 0)]["outcome"] == "passed" for t in SLOW_BUT_HONEST)
+    # the load was real: a wall-clock harness with the same limit would have failed honest work
+    slow_walls = [e["wall_s"] for e in busy_store.rows("executions", busy_run)
+                  if e["task_id"] in SLOW_BUT_HONEST and e["protected_status"] == "passed"]
+    assert max(slow_walls) > LIMIT, slow_walls
