@@ -154,6 +154,8 @@ def scores_section(recs: RunRecords, config: ScoringConfig) -> dict:
         "aggregation": config.aggregation,
         "k": list(config.k),
         "weights": {name: float(w) for name, w in zip(strata.names, strata.weights)},
+        "weights_for_absent_slices": {name: float(w) for name, w in sorted(config.weights.items())
+                                      if name not in strata.names},
         "interval": spec.to_dict(int((n > 0).sum())),
         "headline": {"k": head["k"], "aggregation": config.aggregation, **head[config.aggregation],
                      "denominator": head["denominator"]},
