@@ -27,6 +27,7 @@ from .scoring import COUNTED_OUTCOMES
 _COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in COUNTED_OUTCOMES) + ")"
 _US = 1_000_000   # execution times travel as integer microseconds
 _RARE = re.compile(r"#(-?\d+)")
+_ATTEMPT = re.compile(r"([a-z_]+):([a-z_]+):([a-z_]*):")   # purpose:status:class: before microseconds
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,7 @@ def _scan_executions(conn, run_id: str, rescore: Rescore) -> dict:
         SELECT task_id, COUNT(*), SUM(wall_s),
                group_concat(CASE WHEN status = 'ok' AND purpose = 'grade' THEN {micro}
                                  ELSE purpose || ':' || status || ':' || ifnull(failure_class, '') || ':'
-                                      || ifnull({micro}, '') END)
+                                      || ifnull({micro}, -1) END)
         FROM executions WHERE run_id = ?{cap} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
@@ -393,24 +394,19 @@ def _fill_executions(recs: RunRecords, ids: list, scan: dict) -> None:
     a["attempts"] = _column(rows, 0)
     a["wall_s"] = np.array([(r[1] or 0.0) if r else 0.0 for r in rows])
     texts = [(r[2] or "") if r is not None else "" for r in rows]
-    plain = [i for i, t in enumerate(texts) if t and ":" not in t]
-    joined = ",".join(texts[i] for i in plain)
-    times = [np.fromstring(joined, sep=",", dtype=np.int64) if joined else np.zeros(0, np.int64)]
-    task_of = [np.repeat(np.array(plain, dtype=np.int64), [texts[i].count(",") + 1 for i in plain])]
     other: dict[tuple, int] = {}
     for i, text in enumerate(texts):
         if ":" in text:
-            values = []
-            for item in text.split(","):
-                if ":" in item:
-                    purpose, status, cls, micros = item.split(":")
-                    other[(purpose, status, cls)] = other.get((purpose, status, cls), 0) + 1
-                    item = micros
-                if item:
-                    values.append(int(item))
-            times.append(np.array(values, dtype=np.int64))
-            task_of.append(np.full(len(values), i, dtype=np.int64))
-    _set_times(recs, np.concatenate(times), np.concatenate(task_of), len(ids))
+            for key in _ATTEMPT.findall(text):
+                other[key] = other.get(key, 0) + 1
+            texts[i] = _ATTEMPT.sub("", text)   # leaves that attempt's microseconds (-1: not recorded)
+    joined = ",".join(t for t in texts if t)
+    times = np.fromstring(joined, sep=",", dtype=np.int64) if joined else np.zeros(0, np.int64)
+    task_of = np.repeat(np.arange(len(ids)), [t.count(",") + 1 if t else 0 for t in texts])
+    if times.size != task_of.size:
+        raise ValueError("execution times and their tasks disagree")
+    known = times >= 0
+    _set_times(recs, times[known], task_of[known], len(ids))
     recs.exec_other = [{"purpose": k[0], "status": k[1], "failure_class": k[2] or None, "count": v}
                        for k, v in sorted(other.items())]
 
