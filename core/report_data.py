@@ -27,7 +27,6 @@ from .scoring import COUNTED_OUTCOMES
 _COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in COUNTED_OUTCOMES) + ")"
 _US = 1_000_000   # execution times travel as integer microseconds
 _RARE = re.compile(r"#(-?\d+)")
-_ATTEMPT = re.compile(r"([a-z_]+):([a-z_]+):([a-z_]*):")   # purpose:status:class: before microseconds
 
 
 @dataclass(frozen=True)
@@ -208,15 +207,13 @@ def _scan_candidates(conn, run_id: str, rescore: Rescore) -> dict:
 
 
 def _scan_executions(conn, run_id: str, rescore: Rescore) -> dict:
-    """Per task: attempts, wall seconds, and one list of CPU microseconds per attempt in which any
-    attempt other than an ok grading run is written purpose:status:class:microseconds."""
+    """Per task: attempts, wall seconds, CPU microseconds of each attempt that recorded them, and
+    purpose:status:class of every attempt other than an ok grading run."""
     cap = " AND candidate_index < ?" if rescore.max_candidates is not None else ""
-    micro = f"CAST(cpu_s * {_US} AS INTEGER)"
     sql = f"""
-        SELECT task_id, COUNT(*), SUM(wall_s),
-               group_concat(CASE WHEN status = 'ok' AND purpose = 'grade' THEN {micro}
-                                 ELSE purpose || ':' || status || ':' || ifnull(failure_class, '') || ':'
-                                      || ifnull({micro}, -1) END)
+        SELECT task_id, COUNT(*), SUM(wall_s), group_concat(CAST(cpu_s * {_US} AS INTEGER)),
+               group_concat(CASE WHEN status != 'ok' OR purpose != 'grade'
+                                 THEN purpose || ':' || status || ':' || ifnull(failure_class, '') END)
         FROM executions WHERE run_id = ?{cap} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
@@ -394,19 +391,17 @@ def _fill_executions(recs: RunRecords, ids: list, scan: dict) -> None:
     a["attempts"] = _column(rows, 0)
     a["wall_s"] = np.array([(r[1] or 0.0) if r else 0.0 for r in rows])
     texts = [(r[2] or "") if r is not None else "" for r in rows]
-    other: dict[tuple, int] = {}
-    for i, text in enumerate(texts):
-        if ":" in text:
-            for key in _ATTEMPT.findall(text):
-                other[key] = other.get(key, 0) + 1
-            texts[i] = _ATTEMPT.sub("", text)   # leaves that attempt's microseconds (-1: not recorded)
     joined = ",".join(t for t in texts if t)
     times = np.fromstring(joined, sep=",", dtype=np.int64) if joined else np.zeros(0, np.int64)
     task_of = np.repeat(np.arange(len(ids)), [t.count(",") + 1 if t else 0 for t in texts])
     if times.size != task_of.size:
         raise ValueError("execution times and their tasks disagree")
-    known = times >= 0
-    _set_times(recs, times[known], task_of[known], len(ids))
+    _set_times(recs, times, task_of, len(ids))
+    other: dict[tuple, int] = {}
+    for r in rows:
+        for item in (r[3].split(",") if r is not None and r[3] else ()):
+            key = tuple(item.split(":", 2))
+            other[key] = other.get(key, 0) + 1
     recs.exec_other = [{"purpose": k[0], "status": k[1], "failure_class": k[2] or None, "count": v}
                        for k, v in sorted(other.items())]
 
