@@ -53,7 +53,7 @@ class RunRecords:
     tags: list[tuple[str, ...]]
     has_public: np.ndarray
     cpu_limit: np.ndarray
-    arrays: dict[str, np.ndarray] = field(default_factory=dict)   # per-task counts, see _OUTCOME_COLS
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)   # per-task columns, named as in `tasks`
     class_counts: dict[str, int] = field(default_factory=dict)    # failure class of counted failures
     rare: list[dict] = field(default_factory=list)                # flaky / infra_error / excluded rows
     pending: list[dict] = field(default_factory=list)             # candidates without an outcome
