@@ -55,6 +55,8 @@ def to_markdown(report: Mapping) -> str:
              f"**pass@{head['k']} ({head['aggregation']}) = {_ci(head)}** ({level}% interval, SE {_p(head.get('se'), 4)}) "
              f"over {den['tasks']} tasks, {_spread(den['candidates_per_task'])} candidates per task, "
              f"k = {head['k']}; verifier: {scores['verifier']} tests.", ""]
+    if run.get("error"):
+        lines += [f"> **Run {run['status']}:** {run['error']}", ""]
     lines += ["## Configuration", ""] + _table(["item", "value"], _config_rows(report))
     lines += _scores_md(scores, level)
     lines += _public_md(report)

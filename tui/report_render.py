@@ -77,6 +77,8 @@ def _header(report: Mapping) -> Panel:
         f"{den['tasks']} tasks × {_spread(den['candidates_per_task'])} candidates, k = {head['k']}, "
         f"verifier: {scores['verifier']} tests, not estimable: {den['not_estimable_tasks']}\n",
         (f"run {run['run_id']} ", "dim"), f"{run.get('name') or ''} · {run.get('model') or ''} · {run['status']}")
+    if run.get("error"):
+        text.append(f"\nrun error: {run['error']}", style="red")
     return Panel(text, title="passgate report", title_align="left")
 
 
