@@ -1,88 +1,140 @@
 """The generation part of a report: the contract as frozen, and what generating cost.
 
-A pure function of stored rows (the manifest's canonical JSON and the run's candidate rows), so a
-report, the console and tests all compute the same numbers from the record alone.
+Read from the record alone with SQL aggregation (attempts through SQLite's JSON functions), so
+a report over a million candidates scans the table once and loops over no rows in Python. `generation_section`
+gives plain data for the JSON report, and `generation_lines` gives the text lines.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-from collections import Counter
+import sqlite3
+from typing import Mapping
 
 # Contract keys shown in the report, in this order (the API key's variable name, never its value).
 CONTRACT_KEYS = ("endpoint", "api", "model", "model_revision", "api_key_env", "system_prompt", "temperature",
                  "top_p", "max_tokens", "stop", "n_per_task", "seed_base", "logprobs", "concurrency",
                  "request_timeout_s", "retries", "streaming", "repair")
+ERRORS_LISTED = 50
+
+# One scan over the run's generated candidates. Without repair every entry of gen_attempts_json is
+# one request, so requests, retries and failures follow from the array lengths, and only rows with
+# more than one attempt (or none that succeeded) are opened to add up their request time. Wall time
+# runs from the first answered request's start to the last candidate stored, so it includes any
+# time a resumed run was stopped.
+_SCAN = """
+SELECT COUNT(*), TOTAL(gen_status = 'ok'),
+       TOTAL(CASE WHEN gen_status = 'ok' THEN prompt_tokens END),
+       TOTAL(CASE WHEN gen_status = 'ok' THEN completion_tokens END),
+       TOTAL(gen_status = 'ok' AND (prompt_tokens IS NULL OR completion_tokens IS NULL)),
+       AVG(CASE WHEN gen_status = 'ok' THEN latency_ms END),
+       TOTAL(gen_status = 'ok' AND finish_reason = 'stop'), TOTAL(gen_status = 'ok' AND finish_reason = 'length'),
+       MIN(CASE WHEN gen_status = 'ok' THEN model_id END), MAX(CASE WHEN gen_status = 'ok' THEN model_id END),
+       TOTAL(gen_status = 'ok' AND model_id IS NULL),
+       TOTAL(json_array_length(gen_attempts_json)),
+       TOTAL(CASE WHEN gen_status != 'ok' OR json_array_length(gen_attempts_json) > 1
+                  THEN (SELECT TOTAL(json_extract(value, '$.elapsed_ms')) FROM json_each(gen_attempts_json))
+                  ELSE latency_ms END) / 1000.0,
+       (MAX(julianday(created_at))
+        - MIN(CASE WHEN gen_status = 'ok' THEN julianday(created_at) - latency_ms / 86400000.0 END)) * 86400.0
+FROM candidates WHERE run_id = ? AND source = 'generate'"""
+# With repair rounds, entries are requests and public checks: every request is read (exact, slower).
+_ATTEMPTS = """
+SELECT COUNT(*), TOTAL(a.attempt > 1), TOTAL(a.outcome = 'error'), TOTAL(a.round > 0 AND a.attempt = 1),
+       TOTAL(a.elapsed_ms) / 1000.0
+FROM (SELECT json_extract(j.value, '$.attempt') AS attempt, json_extract(j.value, '$.outcome') AS outcome,
+             COALESCE(json_extract(j.value, '$.round'), 0) AS round,
+             COALESCE(json_extract(j.value, '$.elapsed_ms'), 0) AS elapsed_ms
+      FROM candidates c, json_each(c.gen_attempts_json) j
+      WHERE c.run_id = ? AND c.source = 'generate') a
+WHERE a.attempt IS NOT NULL"""
+_GROUPED = """
+SELECT COALESCE({col}, 'unknown'), COUNT(*) FROM candidates
+WHERE run_id = ? AND source = 'generate' AND gen_status = 'ok' GROUP BY 1 ORDER BY 1"""
+_ERRORS = """
+SELECT task_id, candidate_index, gen_error FROM candidates
+WHERE run_id = ? AND source = 'generate' AND gen_status != 'ok' ORDER BY task_id, candidate_index LIMIT ?"""
 
 
-def generation_summary(manifest: dict, candidate_rows: list[dict]) -> dict | None:
+def generation_section(conn: sqlite3.Connection, run_id: str, manifest: Mapping) -> dict | None:
     """Contract, outcome counts and token/time cost of a generated run; None for other sources."""
     gen = manifest.get("generation")
     if (manifest.get("candidates") or {}).get("source") != "generate" or not gen:
         return None
-    rows = [r for r in candidate_rows if r.get("source") == "generate"]
-    attempts = [(r, a) for r in rows for a in json.loads(r.get("gen_attempts_json") or "[]") if "attempt" in a]
-    ok = [r for r in rows if r.get("gen_status") == "ok"]
-    started = [_ts(a["started_at"]) for _, a in attempts if a.get("started_at")]
-    ended = [_ts(a["started_at"]) + (a.get("elapsed_ms") or 0) / 1000 for _, a in attempts if a.get("started_at")]
-    prompt_tokens = [r["prompt_tokens"] for r in ok if r.get("prompt_tokens") is not None]
-    completion_tokens = [r["completion_tokens"] for r in ok if r.get("completion_tokens") is not None]
-    request_s = sum((a.get("elapsed_ms") or 0) for _, a in attempts) / 1000
+    (total, ok, prompt_tokens, completion_tokens, no_counts, latency, stop, length, model_lo, model_hi,
+     model_missing, entries, request_s, wall_s) = conn.execute(_SCAN, [run_id]).fetchone()
+    ok, entries = int(ok), int(entries)
+    if (gen.get("repair") or {}).get("enabled"):
+        requests, retries, failed, repair_rounds, request_s = conn.execute(_ATTEMPTS, [run_id]).fetchone()
+    else:
+        requests, retries, failed, repair_rounds = entries, entries - total, entries - ok, 0
+    if stop + length == ok:             # the usual vocabulary: no second scan
+        finish = {k: int(v) for k, v in (("length", length), ("stop", stop)) if v}
+    else:
+        finish = dict(conn.execute(_GROUPED.format(col="finish_reason"), [run_id]).fetchall())
+    if model_lo == model_hi and not model_missing:
+        models = {model_lo: ok} if ok else {}
+    else:
+        models = dict(conn.execute(_GROUPED.format(col="model_id"), [run_id]).fetchall())
+    tasks = conn.execute("SELECT COUNT(*) FROM tasks WHERE run_id = ?", [run_id]).fetchone()[0]
+    errors = [{"task_id": t, "candidate_index": i, "error": e}
+              for t, i, e in conn.execute(_ERRORS, [run_id, ERRORS_LISTED])]
     return {
         "contract": {k: gen.get(k) for k in CONTRACT_KEYS},
         "prompt_template": (manifest.get("tasks") or {}).get("prompt_template"),
         "postprocess": (manifest.get("candidates") or {}).get("postprocess"),
-        "expected": len({r["task_id"] for r in candidate_rows}) * int(gen.get("n_per_task") or 1),
-        "candidates": len(rows),
-        "ok": len(ok),
-        "generation_errors": [{"task_id": r["task_id"], "candidate_index": r["candidate_index"],
-                               "error": r.get("gen_error")} for r in rows if r.get("gen_status") != "ok"],
-        "finish_reasons": dict(Counter(r.get("finish_reason") or "unknown" for r in ok)),
-        "truncated": sum(1 for r in ok if r.get("finish_reason") == "length"),
-        "served_models": dict(Counter(r.get("model_id") or "unknown" for r in ok)),
-        "requests": len(attempts),
-        "retries": sum(1 for _, a in attempts if a["attempt"] > 1),
-        "failed_requests": sum(1 for _, a in attempts if a.get("outcome") == "error"),
-        "repair_rounds": sum(1 for _, a in attempts if a.get("round", 0) > 0 and a["attempt"] == 1),
-        "prompt_tokens": sum(prompt_tokens),
-        "completion_tokens": sum(completion_tokens),
-        "candidates_without_token_counts": len(ok) - min(len(prompt_tokens), len(completion_tokens)),
+        "expected": tasks * int(gen.get("n_per_task") or 1),
+        "candidates": total,
+        "ok": ok,
+        "generation_error_count": total - ok,
+        "generation_errors": errors,           # the first ERRORS_LISTED, by task and index
+        "finish_reasons": finish,
+        "truncated": int(length),
+        "served_models": models,
+        "requests": int(requests),
+        "retries": int(retries),
+        "failed_requests": int(failed),
+        "repair_rounds": int(repair_rounds),
+        "prompt_tokens": int(prompt_tokens),
+        "completion_tokens": int(completion_tokens),
+        "candidates_without_token_counts": int(no_counts),
         "request_s": round(request_s, 3),
-        "wall_s": round(max(ended) - min(started), 3) if started else 0.0,
-        "mean_latency_ms": round(sum(r.get("latency_ms") or 0 for r in ok) / len(ok), 1) if ok else None,
-        "completion_tokens_per_s": round(sum(completion_tokens) / request_s, 1) if request_s else None,
+        "wall_s": round(max(wall_s or 0.0, 0.0), 3),
+        "mean_latency_ms": round(latency, 1) if latency is not None else None,
+        "completion_tokens_per_s": round(completion_tokens / request_s, 1) if request_s else None,
     }
 
 
-def generation_lines(summary: dict) -> list[str]:
-    """Plain-text report lines for a generation summary."""
-    c = summary["contract"]
-    lines = [f"generation: {c['api']} API at {c['endpoint']}, model {c['model']}"
-             + (f" (pinned revision {c['model_revision']})" if c.get("model_revision") else ""),
-             f"  sampling: temperature {c['temperature']}, top_p {c['top_p']}, max_tokens {c['max_tokens']}, "
-             f"stop {json.dumps(c['stop'])}, n_per_task {c['n_per_task']}, "
-             f"seed {_seed_policy(c['seed_base'])}",
-             f"  requests: concurrency {c['concurrency']}, timeout {c['request_timeout_s']}s, retries {c['retries']}, "
-             f"streaming {c['streaming']}, logprobs {c['logprobs']}, repair "
-             + (f"on, {c['repair']['rounds']} rounds" if (c.get("repair") or {}).get("enabled") else "off"),
-             f"  prompt template: {json.dumps(summary['prompt_template'])}",
-             f"  served model: " + ", ".join(f"{m} ({n})" for m, n in sorted(summary["served_models"].items())),
-             f"  candidates: {summary['ok']} answered, {len(summary['generation_errors'])} generation errors, "
-             f"{summary['expected'] - summary['candidates']} not generated; finish reasons "
-             + ", ".join(f"{k} {v}" for k, v in sorted(summary["finish_reasons"].items()))
-             + (f" ({summary['truncated']} truncated at max_tokens, graded as answered)" if summary["truncated"] else ""),
-             f"  cost: {summary['prompt_tokens']} prompt + {summary['completion_tokens']} completion tokens; "
-             f"{summary['requests']} requests ({summary['retries']} retries, {summary['failed_requests']} failed); "
-             f"{summary['request_s']:.1f}s of requests in {summary['wall_s']:.1f}s wall"]
-    for err in summary["generation_errors"]:
+def generation_lines(section: dict) -> list[str]:
+    """Plain-text report lines for a generation section."""
+    c = section["contract"]
+    repair = c.get("repair") or {}
+    lines = [
+        f"generation: {c['api']} API at {c['endpoint']}, model {c['model']}"
+        + (f" (pinned revision {c['model_revision']})" if c.get("model_revision") else ""),
+        f"  sampling: temperature {c['temperature']}, top_p {c['top_p']}, max_tokens {c['max_tokens']}, "
+        f"stop {json.dumps(c['stop'])}, n_per_task {c['n_per_task']}, seed {_seed_policy(c['seed_base'])}",
+        f"  requests: concurrency {c['concurrency']}, timeout {c['request_timeout_s']}s, retries {c['retries']}, "
+        f"streaming {c['streaming']}, logprobs {c['logprobs']}, repair "
+        + (f"on, {repair.get('rounds')} rounds ({section['repair_rounds']} used)" if repair.get("enabled") else "off"),
+        f"  prompt template: {json.dumps(section['prompt_template'])}",
+        "  served model: " + (", ".join(f"{m} ({n})" for m, n in section["served_models"].items()) or "none"),
+        f"  candidates: {section['ok']} answered, {section['generation_error_count']} generation errors, "
+        f"{section['expected'] - section['candidates']} not generated; finish reasons "
+        + (", ".join(f"{k} {v}" for k, v in section["finish_reasons"].items()) or "none")
+        + (f" ({section['truncated']} truncated at max_tokens, graded as answered)" if section["truncated"] else ""),
+        f"  cost: {section['prompt_tokens']} prompt + {section['completion_tokens']} completion tokens"
+        + (f" ({section['candidates_without_token_counts']} answers without counts)"
+           if section["candidates_without_token_counts"] else "")
+        + f"; {section['requests']} requests ({section['retries']} retries, {section['failed_requests']} failed); "
+        f"{section['request_s']:.1f}s of requests in {section['wall_s']:.1f}s wall",
+    ]
+    for err in section["generation_errors"]:
         lines.append(f"  generation error {err['task_id']} #{err['candidate_index']}: {err['error']}")
+    if section["generation_error_count"] > len(section["generation_errors"]):
+        lines.append(f"  … and {section['generation_error_count'] - len(section['generation_errors'])} more")
     return lines
 
 
 def _seed_policy(seed_base) -> str:
     return "not sent" if seed_base is None else f"{seed_base} + candidate index"
-
-
-def _ts(iso: str) -> float:
-    return _dt.datetime.fromisoformat(iso).timestamp()

@@ -21,7 +21,7 @@ import yaml
 
 from passgate.core.errors import ConfigError
 from passgate.core.generate import EndpointRefused, generate_candidates
-from passgate.core.generation_report import generation_lines, generation_summary
+from passgate.core.generation_report import generation_lines, generation_section
 from passgate.core.manifest import parse_manifest
 from passgate.core.prompts import chat_messages, render_prompt
 from passgate.core.store import Store, verify_chain
@@ -295,15 +295,18 @@ def test_repair_needs_chat_and_the_engine_check(stub, humaneval_tasks):
 
 
 # ------------------------------------------------------------------------------------ report
-def test_generation_summary_counts_tokens_time_retries_and_errors(stub, humaneval_tasks):
-    from passgate.core.engine import _candidate_rows
+def test_generation_section_counts_tokens_time_retries_and_errors_from_the_record(stub, humaneval_tasks, tmp_path):
+    from passgate.core.engine import _candidate_rows, _task_rows
     from passgate.core.pipeline_inputs import Inputs
     stub.error_first, stub.fail_always = 1, {"HumanEval/4"}
     manifest = make_manifest(stub.base_url, retries=1)
     cands, _ = run(manifest, humaneval_tasks)
-    rows = _candidate_rows("r-test", Inputs([], cands, ""))
-    summary = generation_summary(manifest.canonical(), rows)
-    assert summary["candidates"] == 6 and summary["ok"] == 4 and len(summary["generation_errors"]) == 2
+    store = Store(tmp_path / "g.db")
+    store.save_tasks("r-test", _task_rows([humaneval_tasks[t] for t in TASK_IDS], manifest))
+    store.append("candidates", _candidate_rows("r-test", Inputs([], cands, "")))
+    summary = generation_section(store.db.conn, "r-test", manifest.canonical())
+    assert summary["expected"] == summary["candidates"] == 6 and summary["ok"] == 4
+    assert summary["generation_error_count"] == len(summary["generation_errors"]) == 2
     assert summary["requests"] == 12 and summary["retries"] == 6 and summary["failed_requests"] == 8
     assert summary["prompt_tokens"] == sum(c.prompt_tokens for c in cands if c.gen_status == "ok")
     assert summary["completion_tokens"] == sum(c.completion_tokens for c in cands if c.gen_status == "ok")
@@ -384,9 +387,10 @@ def test_passgate_run_generates_grades_and_records_every_candidate(tmp_path, e2e
     assert report["config"]["decoding"] == frozen
     ok = [c for c in cands.values() if c["gen_status"] == "ok"]
     assert report["cost"]["prompt_tokens"] == sum(c["prompt_tokens"] for c in ok)
-    summary = generation_summary(json.loads(store.manifest(store.run(run_id)["manifest_id"])["canonical_json"]),
-                                 list(cands.values()))
-    assert summary["truncated"] == 2 and len(summary["generation_errors"]) == 2 and summary["retries"] == 16
+    summary = generation_section(store.db.conn, run_id,
+                                 json.loads(store.manifest(store.run(run_id)["manifest_id"])["canonical_json"]))
+    assert summary["truncated"] == 2 and summary["generation_error_count"] == 2 and summary["retries"] == 16
+    assert summary["requests"] == 32 and summary["expected"] == summary["candidates"] == 16
     print("\n".join(generation_lines(summary)))
     store.close()
     for path in tmp_path.glob("pg.db*"):
@@ -465,6 +469,10 @@ def test_repair_rounds_run_the_public_suite_in_the_sandbox_and_are_recorded(tmp_
             assert steps == [(0, "request", None), (0, "public_check", False), (1, "request", None)]
             check = json.loads(c["gen_attempts_json"])[1]
             assert check["feedback"]                    # what the model was told, recorded
+    summary = generation_section(store.db.conn, run_id,
+                                 json.loads(store.manifest(store.runs()[0]["manifest_id"])["canonical_json"]))
+    assert (summary["requests"], summary["repair_rounds"], summary["retries"]) == (6, 2, 0)
+    assert "repair on, 1 rounds (2 used)" in "\n".join(generation_lines(summary))
     store.close()
 
 
