@@ -10,19 +10,9 @@ from __future__ import annotations
 
 # kind -> task id -> why the reference solution cannot pass under passgate's grader.
 KNOWN_DEFECTS: dict[str, dict[str, str]] = {
-    "mbpp": {
-        "Mbpp/367": "reference cannot pass: test_setup_code builds a tree by setting attributes on the "
-                    "solution's Node objects, which reach the grader only as opaque handles",
-        "Mbpp/927": "reference cannot pass: test_setup_code builds a tree by setting attributes on the "
-                    "solution's Node objects, which reach the grader only as opaque handles",
-        "Mbpp/533": "reference cannot pass: the tests pass a type (`int`, `float`, `str`) as an argument, "
-                    "which cannot cross to the candidate as plain data (the worker reports infra_error)",
-    },
-    "humanevalplus": {
-        "HumanEval/83": "reference cannot pass: plus inputs up to n=1,000,000 give integers of more than 4,300 "
-                        "digits, which Python's JSON cannot write (int max str digits) to cross the boundary",
-        "HumanEval/139": "reference cannot pass: special_factorial of plus inputs above 94 has more than 4,300 "
-                         "digits, which Python's JSON cannot write (int max str digits) to cross the boundary",
+    "mbppplus": {
+        "Mbpp/255": "reference cannot pass: plus input 85 (5 colours, choose 77) returns 1,663,740 tuples of 77 "
+                    "items (about 1 GB as data), which cannot cross the boundary within any sane memory limit",
     },
 }
 

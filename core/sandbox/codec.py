@@ -14,8 +14,12 @@ import decimal as _decimal
 import fractions as _fractions
 
 MAX_DEPTH = 200
+BIG_INT_BITS = 4096
 _SCALARS = (str, int, float)
 _DICT_LIKE = (dict, _collections.OrderedDict, _collections.Counter, _collections.defaultdict)
+# builtin types cross by name (some tests pass `int` or `str` as an argument)
+_TYPES = {t.__name__: t for t in (int, float, str, bytes, bool, complex, list, tuple, dict, set, frozenset,
+                                   type(None), object)}
 
 
 class NotData(Exception):
@@ -27,6 +31,9 @@ def encode(value, handle_for=None, depth=0):
     if depth > MAX_DEPTH:
         raise NotData("nested deeper than %d levels" % MAX_DEPTH)
     t = type(value)
+    if t is int and value.bit_length() > BIG_INT_BITS:
+        # decimal text of huge ints is capped (int max str digits) and quadratic; hex is neither
+        return {"H": format(value, "x")}
     if value is None or t is bool or t in _SCALARS:
         return value
     d = depth + 1
@@ -54,6 +61,8 @@ def encode(value, handle_for=None, depth=0):
         return {"X": ["Decimal", str(value)]}
     if value is Ellipsis:
         return {"E": 0}
+    if t is type and _TYPES.get(getattr(value, "__name__", None)) is value:
+        return {"Y": value.__name__}
     if isinstance(value, tuple) and hasattr(t, "_fields"):  # namedtuple: compares equal to its tuple
         return {"T": [encode(v, handle_for, d) for v in tuple.__iter__(value)]}
     if handle_for is None:
@@ -95,6 +104,12 @@ def decode(obj, resolve=None, depth=0):
         return _fractions.Fraction(str(text)) if kind == "Fraction" else _decimal.Decimal(str(text))
     if tag == "E":
         return Ellipsis
+    if tag == "H":
+        return int(str(body), 16)
+    if tag == "Y":
+        if body not in _TYPES:
+            raise NotData("unknown type %r" % (body,))
+        return _TYPES[body]
     if tag == "R":
         if resolve is None:
             raise NotData("unexpected handle")

@@ -215,6 +215,9 @@ def candidate_main(req_r, resp_w, out_w, limits):
                 value = target(*args, **kwargs)
             elif op == "getattr":
                 value = getattr(target, req["attr"])
+            elif op == "setattr":
+                setattr(target, req["attr"], decode(req["v"], resolve))
+                value = None
             elif op == "iter":
                 value = iter(target)
             elif op == "next":
@@ -646,6 +649,9 @@ class RemoteObject:
 
     def __getattr__(self, attr):
         return self._ch.request({"op": "getattr", "h": self._h, "attr": attr})
+
+    def __setattr__(self, attr, value):
+        self._ch.request({"op": "setattr", "h": self._h, "attr": attr, "v": encode(value, _arg_handle)})
 
     def __iter__(self):
         return self._ch.request({"op": "iter", "h": self._h})

@@ -23,7 +23,7 @@ from passgate.core.sandbox.codec import NotData, decode, encode
 
 class Handle:
     """What the grader holds for a value that is not plain data (cf. RemoteObject in the worker):
-    attribute reads, calls, iteration, len, indexing and truth go to the object; comparisons do not."""
+    attribute reads and writes, calls, iteration, len, indexing and truth go to the object; comparisons do not."""
 
     __slots__ = ("target",)
 
@@ -32,6 +32,9 @@ class Handle:
 
     def __getattr__(self, attr):
         return to_grader(getattr(self.target, attr))
+
+    def __setattr__(self, attr, value):
+        setattr(self.target, attr, to_candidate(value))
 
     def __call__(self, *args, **kwargs):
         return to_grader(self.target(*to_candidate(list(args)), **to_candidate(kwargs)))
