@@ -13,7 +13,8 @@ out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 work=$(mktemp -d)
 session="passgate-demo-$$"
-trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+tmux() { command tmux -L "$session" -f /dev/null "$@"; }   # a private tmux server: nobody else's sizes or keys
+trap 'tmux kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 
 screen() { tmux capture-pane -p -t "$session"; }
 wait_for() {  # wait_for TEXT [SECONDS]
@@ -29,22 +30,27 @@ wait_for() {  # wait_for TEXT [SECONDS]
 keys() { tmux send-keys -t "$session" "$@"; sleep 0.3; }
 
 tmux new-session -d -s "$session" -x 120 -y 40 \
-  "cd '$work' && PASSGATE_DB='$work/passgate.db' PASSGATE_OPERATOR=release-engineer '$repo/.venv/bin/passgate'"
+  "cd '$work' && env -u COLUMNS -u LINES PASSGATE_DB='$work/passgate.db' PASSGATE_OPERATOR=release-engineer '$repo/.venv/bin/passgate'"
 wait_for "No runs yet" 60
+tmux display -p -t "$session" 'console-demo: terminal #{window_width}x#{window_height}' >&2
 keys n
-wait_for "Task sets and slices"
+wait_for "passgate — Task sets and slices"
+sleep 1
 keys Tab Tab Tab                       # run name → task set → dataset file → task ids
 keys -l "HumanEval/0-2"
+wait_for "HumanEval/0-2"
 for _ in 1 2 3 4 5 6 7 8; do keys C-n; done   # candidates (reference), then each boundary up to holdout
 wait_for "make this run public-only"
+sleep 1
 keys Tab                               # from the settings to the justification
 keys -l "HumanEval is public: console demo, not release evidence"
+wait_for "console demo, not release"
 keys C-n                               # scoring
 keys C-n                               # review: freezes the manifest
 wait_for "Manifest id" 120
 screen > "$out/review.txt"
 keys C-l                               # launch
-wait_for "completed" 300
+wait_for "press enter for the report" 300   # the record says completed
 screen > "$out/live.txt"
 keys Enter                             # report
 wait_for "report ·" 60

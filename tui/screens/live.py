@@ -100,12 +100,10 @@ class LiveRunScreen(RecordScreen):
     def engine_progress(self, launch) -> None:
         p = launch.last
         self.run_id = self.run_id or launch.run_id
-        bar = self.query_one("#overall", ProgressBar)
-        if p.total:
-            bar.update(total=p.total, progress=p.done)
-        rate = f"{p.rate:.1f}/s" if p.rate else "—"
-        self.query_one("#live-rate", Static).update(f"{p.done}/{p.total}  {rate}  ETA {fmt_duration(p.eta_s)}"
-                                                    if p.total else "")
+        if p.total:                          # preflight and "finished" carry no counts: keep the last ones
+            self.query_one("#overall", ProgressBar).update(total=p.total, progress=p.done)
+            rate = f"{p.rate:.1f}/s" if p.rate else "—"
+            self.query_one("#live-rate", Static).update(f"{p.done}/{p.total}  {rate}  ETA {fmt_duration(p.eta_s)}")
         self.query_one("#live-status", Static).update(
             f"[b]{self.run_id or ''}[/b]  {PHASES.get(p.phase, p.phase)}  {p.message}")
 

@@ -63,9 +63,19 @@ def _policies() -> list[str]:
     return available_policies()
 
 
+class Page(VerticalScroll):
+    """One wizard step; keyboard-only use: when it is shown, its first field takes the focus."""
+
+    def on_show(self) -> None:
+        first = next((w for w in self.query("*") if w.focusable), None)
+        if first is not None:
+            self.screen.set_focus(first)
+
+
 class WizardScreen(RecordScreen):
     """Build, freeze and launch a run manifest."""
 
+    AUTO_FOCUS = "#run-name"        # then each step focuses its own first field (Page.on_show)
     BINDINGS = [
         Binding("ctrl+right,ctrl+n", "next", "Next"),
         Binding("ctrl+left,ctrl+b", "previous", "Back a step"),
@@ -101,7 +111,7 @@ class WizardScreen(RecordScreen):
         yield Footer()
 
     def _tasks_page(self) -> ComposeResult:
-        with VerticalScroll(id="tasks", classes="page"):
+        with Page(id="tasks", classes="page"):
             yield Label("Run name")
             yield Input(self.state.name, id="run-name")
             yield Label("Task set")
@@ -116,7 +126,7 @@ class WizardScreen(RecordScreen):
             yield Static("", id="sets-list")
 
     def _candidates_page(self) -> ComposeResult:
-        with VerticalScroll(id="candidates", classes="page"):
+        with Page(id="candidates", classes="page"):
             yield Label("Where the candidates come from")
             with RadioSet(id="source"):
                 for src in CANDIDATE_SOURCES:
@@ -133,7 +143,7 @@ class WizardScreen(RecordScreen):
 
     def _boundary_page(self, step) -> ComposeResult:
         b = step.boundary
-        with VerticalScroll(id=f"b-{b}", classes="page boundary-page"):
+        with Page(id=f"b-{b}", classes="page boundary-page"):
             yield Label(step.title, classes="page-title")
             yield Static(f"[b]Secure default[/b] ({settings_of(b)[0]}): {step.secure}", classes="secure")
             yield Static(f"[b]If relaxed[/b]: {step.consequence}", classes="consequence")
@@ -148,7 +158,7 @@ class WizardScreen(RecordScreen):
             yield Input(placeholder="why this run needs the relaxation", id=f"just-{b}")
 
     def _scoring_page(self) -> ComposeResult:
-        with VerticalScroll(id="scoring", classes="page"):
+        with Page(id="scoring", classes="page"):
             yield Label("k values (comma-separated)")
             yield Input("1", id="k")
             yield Label("Aggregation over tasks and slices")
@@ -164,7 +174,7 @@ class WizardScreen(RecordScreen):
             yield Select([(p, p) for p in _policies()], value=self.state.policy, allow_blank=False, id="policy")
 
     def _review_page(self) -> ComposeResult:
-        with VerticalScroll(id="review", classes="page"):
+        with Page(id="review", classes="page"):
             yield Static("Freezing the manifest…", id="review-summary")
             yield Static("", id="review-yaml")
 
@@ -176,6 +186,7 @@ class WizardScreen(RecordScreen):
 
     # ---- navigation -------------------------------------------------------------------
     def _show_step(self) -> None:
+        self.set_focus(None)                # the page being hidden must not pass its focus on
         self.query_one("#pages", ContentSwitcher).current = self.step
         steps = self.query_one("#steps", OptionList)
         steps.highlighted = STEP_IDS.index(self.step)
@@ -184,9 +195,6 @@ class WizardScreen(RecordScreen):
         self.query_one("#launch", Button).disabled = not (self.step == "review" and self.frozen)
         self.query_one("#wizard-error", Static).update("")
         self.sub_title = dict(STEPS)[self.step]
-        first = next((w for w in self.query_one(f"#{self.step}").query("*") if w.focusable), None)
-        if first is not None:
-            first.focus()                   # keyboard-only: each step starts at its first field
         if self.step.startswith("b-"):
             self._show_implied(self.step[2:])
 
