@@ -144,9 +144,9 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
     status = "failed"
     try:
         info = runner.check(manifest.execution.image_digest)
-        store.update_run(run_id, status="running", started_at=utcnow(), runtime=info.runtime, image=info.image,
-                         image_digest=info.image_digest, worker_sha256=info.worker_sha256,
-                         limits_json=json.dumps(info.limits), error=None)
+        store.update_run(run_id, status="running", started_at=utcnow(), error=None)
+        store.seal(run_id, "start", runtime=info.runtime, image=info.image, image_digest=info.image_digest,
+                   worker_sha256=info.worker_sha256, limits_json=json.dumps(info.limits))
         store.event(run_id, "start", f"runner {info.runner}/{info.runtime} on {info.node}, image {info.image_digest}")
         ctx = _context(store, run_id, manifest, progress, cancel)
         _preflight(store, ctx, runner, info, canary)
@@ -171,7 +171,7 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         raise
     finally:
         runner.close()
-        store.update_run(run_id, status=status, finished_at=utcnow())
+        store.seal_finish(run_id, status)
         store.event(run_id, "end", f"run {status}")
         progress(Progress(run_id=run_id, phase="finished", message=f"run {status}"))
     return run_id
@@ -206,8 +206,8 @@ def _preflight(store: Store, ctx: RunContext, runner: Runner, info, canary: str)
     checks = probe_checks(probe, canary=canary, expected_nproc=int(ctx.limits["nproc"]))
     container = container_checks(inspect, runtime=ctx.manifest.execution.runtime, image_digest=info.image_digest,
                                  canary=canary)
-    store.update_run(ctx.run_id, probe_json=json.dumps({"checks": [c.as_dict() for c in checks], "raw": probe}),
-                     preflight_json=json.dumps({"checks": [c.as_dict() for c in container],
+    store.seal(ctx.run_id, "preflight", probe_json=json.dumps({"checks": [c.as_dict() for c in checks], "raw": probe}),
+               preflight_json=json.dumps({"checks": [c.as_dict() for c in container],
                                                 "runtime": info.runtime, "image_digest": info.image_digest,
                                                 "worker_sha256": info.worker_sha256}))
     bad = failed(checks) + failed(container)
@@ -229,7 +229,7 @@ def _calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
     if not tm.calibrate or is_reference_run or not refs:
         limits = {tid: (max(tm.floor_s, ctx.manifest.execution.limits.cpu_s), None) for tid in ctx.tasks}
         store.set_task_limits(ctx.run_id, limits)
-        store.update_run(ctx.run_id, selfcheck_json=json.dumps(
+        store.seal(ctx.run_id, "selfcheck", selfcheck_json=json.dumps(
             {"ran": False, "reason": "the candidates are the references" if is_reference_run else
              ("calibration off" if not tm.calibrate else "no reference solutions")}))
         for tid, (lim, _) in limits.items():
@@ -267,7 +267,7 @@ def _calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
     summary = {"ran": True, "references": len(refs), "passed": len(refs) - len(failures), "failed": failures,
                "public_failed": [t.task_id for t in refs if results.get(t.task_id, {}).get("public_status") == "failed"],
                "floor_s": tm.floor_s, "factor": tm.factor}
-    store.update_run(ctx.run_id, selfcheck_json=json.dumps(summary))
+    store.seal(ctx.run_id, "selfcheck", selfcheck_json=json.dumps(summary))
     store.event(ctx.run_id, "selfcheck", f"{summary['passed']}/{len(refs)} reference solutions pass their own tests")
 
 

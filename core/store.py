@@ -21,7 +21,10 @@ import sqlite_utils
 from .errors import RunNotFound, StoreError
 
 SCHEMA_VERSION = 1
-CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs")
+CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence")
+# runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
+SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
+                     "preflight_json", "selfcheck_json")
 GENESIS = "0" * 64
 
 
@@ -98,6 +101,9 @@ def _create_v1(db: sqlite_utils.Database) -> None:
     db["signoffs"].create(
         {"id": int, "run_id": str, "manifest_id": str, "boundary": str, "reviewer": str,
          "decision": str, "statement": str, "at": str, "prev_hash": str, "row_hash": str},
+        pk="id", if_not_exists=True)
+    db["evidence"].create(
+        {"id": int, "run_id": str, "kind": str, "body_json": str, "at": str, "prev_hash": str, "row_hash": str},
         pk="id", if_not_exists=True)
     db["events"].create(
         {"id": int, "run_id": str, "at": str, "kind": str, "message": str, "data_json": str},
@@ -251,6 +257,27 @@ class Store:
     def runs(self) -> list[dict]:
         return list(self.db.query("SELECT * FROM runs ORDER BY created_at DESC"))
 
+    def seal(self, run_id: str, kind: str, **fields: Any) -> None:
+        """Set run fields and append them to the run's evidence chain, so later edits are detectable."""
+        if fields:
+            self.update_run(run_id, **fields)
+        body = json.dumps({k: _plain(v) for k, v in fields.items()}, sort_keys=True, default=str)
+        self.append("evidence", [{"run_id": run_id, "kind": kind, "body_json": body, "at": utcnow()}])
+
+    def seal_finish(self, run_id: str, status: str) -> None:
+        """Seal the run's final state: row counts and the last hash of every chain (no tail can vanish)."""
+        self.update_run(run_id, status=status, finished_at=utcnow())
+        tails = {}
+        for table in CHAINED_TABLES:
+            if table == "evidence":
+                continue
+            row = self.db.execute(f"SELECT COUNT(*), (SELECT row_hash FROM {table} WHERE run_id = ? ORDER BY rowid "
+                                  f"DESC LIMIT 1) FROM {table} WHERE run_id = ?", [run_id, run_id]).fetchone()
+            tails[table] = {"rows": row[0], "last_hash": row[1]}
+        self.seal(run_id, "finish", status=status)
+        self.append("evidence", [{"run_id": run_id, "kind": "tails", "body_json": json.dumps(tails, sort_keys=True),
+                                  "at": utcnow()}])
+
     def event(self, run_id: str, kind: str, message: str, data: dict | None = None) -> None:
         with self.db.conn:
             self.db["events"].insert({"run_id": run_id, "at": utcnow(), "kind": kind, "message": message,
@@ -300,4 +327,36 @@ def verify_chain(store: Store, run_id: str) -> list[dict]:
                                  else "row content does not match its hash"})
                 break
             prev = row["row_hash"]
+    return findings + _evidence_findings(store, run_id)
+
+
+def _evidence_findings(store: Store, run_id: str) -> list[dict]:
+    """The runs row must match its sealed evidence; sealed tails must still be there."""
+    findings = []
+    sealed: dict[str, Any] = {}
+    tails = None
+    for row in store.db.query("SELECT kind, body_json FROM evidence WHERE run_id = ? ORDER BY rowid", [run_id]):
+        if row["kind"] == "tails":
+            tails = json.loads(row["body_json"])
+        else:
+            sealed.update(json.loads(row["body_json"]))
+    run = store.db.execute("SELECT * FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    if run is None:
+        return [{"table": "runs", "rowid": None, "key": {"run_id": run_id},
+                 "reason": "the run row is missing"}] if sealed or tails else []
+    cols = [d[0] for d in store.db.execute("SELECT * FROM runs LIMIT 0").description]
+    row = dict(zip(cols, run))
+    live = row.get("status") == "running"       # a resumed run: its next seal is still to come
+    for field in (*SEALED_RUN_FIELDS, *(() if live else ("status",))):
+        if field in sealed and row.get(field) != sealed[field]:
+            findings.append({"table": "runs", "rowid": None, "key": {"run_id": run_id},
+                             "reason": f"runs.{field} differs from its sealed evidence"})
+    for table, tail in (tails or {}).items():
+        got = store.db.execute(f"SELECT COUNT(*) FROM {table} WHERE run_id = ? AND rowid <= (SELECT rowid FROM "
+                               f"{table} WHERE row_hash = ?)", [run_id, tail["last_hash"]]).fetchone()[0] \
+            if tail["last_hash"] else 0
+        if got != tail["rows"]:
+            findings.append({"table": table, "rowid": None, "key": {"run_id": run_id},
+                             "reason": f"{tail['rows']} rows were sealed when the run finished; "
+                                       f"{got} of them remain"})
     return findings

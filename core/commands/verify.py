@@ -1,6 +1,7 @@
 """`passgate verify RUN`: recompute the record's hash chains and name the first altered row.
 
-Checks, per run: every chained table (candidates, executions, outcomes, signoffs) row by row; the
+Checks, per run: every chained table (candidates, executions, outcomes, signoffs, evidence) row by row,
+the runs row against its sealed evidence, the
 stored manifest against its id; and, for a completed run, that no tail rows are missing (every
 candidate has an outcome, every executed outcome has its attempts). Exit 0 intact, 1 altered,
 2 usage error (e.g. no such run).
@@ -35,7 +36,8 @@ def verify_run(store, run_id: str) -> tuple[list[str], list[str]]:
         for op in ("update", "delete"):
             if f"{t}_no_{op}" not in triggers:
                 notes.append(f"warning: the append-only trigger {t}_no_{op} is missing from the record file")
-    notes.append("not chained: the runs row (status, probe, preflight and self-check fields) and events")
+    notes.append("the runs row's evidence (runtime, image, limits, probe, preflight, self-check, final status) is "
+                 "checked against its sealed evidence rows; events are a log and are not chained")
     return problems, notes
 
 

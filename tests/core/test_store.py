@@ -70,3 +70,20 @@ def test_verify_names_the_first_altered_row(tmp_path):
 
 def test_integrity_check_passes_on_a_fresh_file(tmp_path):
     assert Store(tmp_path / "r.db").integrity_ok()
+
+
+def test_sealed_run_evidence_and_tails_catch_edits_to_the_runs_row_and_removed_rows(tmp_path):
+    s = Store(tmp_path / "r.db")
+    s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
+    s.seal("r1", "preflight", probe_json='{"checks": [{"name": "only_loopback_interface", "ok": true}]}')
+    s.append("executions", [exec_row("r1", i) for i in range(3)])
+    s.seal_finish("r1", "completed")
+    assert verify_chain(s, "r1") == []
+    s.db.execute("UPDATE runs SET probe_json = '{\"checks\": []}' WHERE run_id = 'r1'")
+    assert any("probe_json differs" in f["reason"] for f in verify_chain(s, "r1"))
+    s.db.execute("UPDATE runs SET probe_json = ? WHERE run_id = 'r1'",
+                 ['{"checks": [{"name": "only_loopback_interface", "ok": true}]}'])
+    assert verify_chain(s, "r1") == []
+    s.db.execute("DROP TRIGGER executions_no_delete")
+    s.db.execute("DELETE FROM executions WHERE task_id = 'T/2'")     # the tail: no chain link breaks
+    assert any(f["table"] == "executions" and "sealed" in f["reason"] for f in verify_chain(s, "r1"))
