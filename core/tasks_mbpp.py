@@ -144,18 +144,17 @@ def entry_point_of(test: str, code: str) -> str | None:
 
 def _imports_tests_need(code: str, tests: list[str], already: str) -> list[str]:
     """Import statements of the reference whose names the tests use and the setup does not import."""
+    if "import" not in code:
+        return []
     try:
-        tree = _parse(code)
+        imports = [n for n in _parse(code).body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        if not imports:
+            return []
         used = {n.id for t in tests for n in ast.walk(_parse(t)) if isinstance(n, ast.Name)}
         used -= _bound_by_imports(_parse(already))
     except SyntaxError:
         return []
-    needed = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            if _bound_by_imports(ast.Module(body=[node], type_ignores=[])) & used:
-                needed.append(ast.unparse(node))
-    return needed
+    return [ast.unparse(n) for n in imports if _bound_by_imports(ast.Module(body=[n], type_ignores=[])) & used]
 
 
 def _bound_by_imports(tree: ast.Module) -> set[str]:

@@ -5,6 +5,7 @@ reference solution run against its own suites in a pure-Python simulation of the
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gzip
 import json
 import math
@@ -20,6 +21,7 @@ from passgate.core.errors import ConfigError
 from passgate.core.known_defects import KNOWN_DEFECTS
 from passgate.core.model import Task
 from passgate.core.tasks import file_sha256, load_task_set
+from passgate.core.tasks_evalplus_grader import RUNNER
 from passgate.core.tasks_doctest import Example, docstring_of, extract_examples, public_suite_code
 from tests.core.grader_sim import reference_failures, run_suite
 
@@ -47,9 +49,15 @@ SOURCE_SHA256 = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def loaded(kind: str, path: Path | None = None, split: str | None = None):
+    """One load per file and split for the whole module (the EvalPlus files take seconds each)."""
+    return load_task_set(kind, path, split=split)
+
+
 @pytest.fixture(scope="module")
 def humaneval():
-    return load_task_set("humaneval")
+    return loaded("humaneval")
 
 
 # ---------------------------------------------------------------- HumanEval
@@ -74,7 +82,7 @@ def test_humaneval_suites_follow_the_grader_contract(humaneval):
 
 
 def test_every_humaneval_canonical_solution_passes_its_protected_and_public_suites(humaneval):
-    assert reference_failures(humaneval.tasks, processes=1) == {}
+    assert reference_failures(humaneval.tasks) == {}
 
 
 def test_humaneval_has_public_suites_for_139_tasks_from_doctests_and_prose_examples(humaneval):
@@ -186,7 +194,7 @@ def test_mbpp_tests_that_use_a_module_the_reference_imports_get_it_in_test_setup
 @needs_data
 def test_every_mbpp_reference_passes_its_suites_except_the_known_defects():
     tasks = {}
-    for ts in (load_task_set("mbpp", MBPP, split="all"), load_task_set("mbpp-sanitized", SANITIZED)):
+    for ts in (loaded("mbpp", MBPP, "all"), loaded("mbpp-sanitized", SANITIZED)):
         for task in ts.tasks:
             # The public suite is the protected suite's first assert, so running the protected one covers both.
             assert task.protected_tests.startswith(task.public_tests)
@@ -205,7 +213,7 @@ def test_mbpp_tests_that_build_candidate_objects_or_pass_types_are_graded():
 
 @needs_data
 def test_known_defects_are_carried_in_the_task_set_notes():
-    notes = load_task_set("mbppplus", MBPP_PLUS).notes
+    notes = loaded("mbppplus", MBPP_PLUS).notes
     for task_id in KNOWN_DEFECTS["mbppplus"]:
         assert any(n.startswith(f"{task_id}: known defect:") for n in notes)
 
@@ -221,57 +229,74 @@ def test_known_defects_are_carried_in_the_task_set_notes():
     (MBPP_PLUS_OLD, "mbppplus", 399, "mbppplus", "v0.1.0"),
 ])
 def test_evalplus_release_files_load_with_counts_hashes_and_revisions(path, kind, count, set_id, revision):
-    ts = load_task_set(kind, path)
+    ts = loaded(kind, path)
     assert (len(ts.tasks), ts.set_id, ts.revision, ts.sha256) == (count, set_id, revision, SOURCE_SHA256[path])
     assert len({t.task_id for t in ts.tasks}) == count
     assert ts.tasks[0].task_id == ("HumanEval/0" if kind == "humanevalplus" else "Mbpp/2")
     assert {t.completion_style for t in ts.tasks} == {"body" if kind == "humanevalplus" else "full"}
-    assert load_task_set(kind, path, revision="pinned").revision == "pinned"
+
+
+def test_a_given_revision_overrides_the_recorded_one():
+    assert load_task_set("product", PRODUCT_EXAMPLE, revision="2026-11-30").revision == "2026-11-30"
 
 
 @needs_data
 def test_mbpp_plus_793_empty_plus_input_object_is_read_as_no_inputs_with_a_note():
-    ts = load_task_set("mbppplus", MBPP_PLUS, task_ids=["Mbpp/793"])
-    assert ts.notes == ("Mbpp/793: plus_input is an empty object; read as no plus inputs",)
+    assert "Mbpp/793: plus_input is an empty object; read as no plus inputs" in loaded("mbppplus", MBPP_PLUS).notes
 
 
-# Canonical solutions whose plus inputs take seconds each (Mbpp/599 sums ranges up to 10^8): only
-# their base inputs run here; PASSGATE_FULL_REFERENCE_CHECK=1 runs every input of every task.
-HEAVY_PLUS = {"Mbpp/599", "Mbpp/255", "Mbpp/392", "Mbpp/603", "Mbpp/271", "Mbpp/123",
-              "HumanEval/139", "HumanEval/15", "HumanEval/130", "HumanEval/36", "HumanEval/59"}
+# Canonical solutions whose first plus inputs take seconds each (Mbpp/599 sums ranges up to 10^8):
+# only their base inputs run here; PASSGATE_FULL_REFERENCE_CHECK=1 runs every input of every task.
+HEAVY_PLUS = {"Mbpp/599", "Mbpp/255", "Mbpp/392", "Mbpp/603", "Mbpp/271", "Mbpp/123", "Mbpp/592", "Mbpp/84",
+              "Mbpp/389", "HumanEval/139", "HumanEval/15", "HumanEval/130", "HumanEval/36", "HumanEval/59"}
 FULL_CHECK = os.environ.get("PASSGATE_FULL_REFERENCE_CHECK") == "1"
 
 
-def _sampled(path: Path, kind: str, plus_count: int | None) -> list[Task]:
-    """The set's tasks with the protected suite rebuilt from the raw file on a sample of plus inputs,
-    after checking that rebuilding it on all inputs gives exactly the stored suite."""
-    ts = load_task_set(kind, path)
-    records = {r["task_id"]: r for r in map(json.loads, gzip.open(path, "rt"))}
-    sampled = []
-    for task in ts.tasks:
-        record = records[task.task_id]
-        spec = {"task_id": task.task_id, "dataset": "humaneval" if kind == "humanevalplus" else "mbpp",
-                "entry_point": task.entry_point, "atol": float(record["atol"])}
-        groups = {}
-        for group in ("base", "plus"):
-            inputs = record[f"{group}_input"] or []
-            if kind == "mbppplus":
-                inputs = tasks_evalplus.deserialize_mbpp_inputs(task.task_id, inputs)
-            groups[group] = inputs
-        full = {g: tasks_evalplus.encode_inputs(v) for g, v in groups.items()}
-        assert tasks_evalplus.suite_code(spec, task.reference_solution, full) == task.protected_tests
-        keep = 0 if task.task_id in HEAVY_PLUS else plus_count
-        if keep is not None and not FULL_CHECK:
-            full["plus"] = tasks_evalplus.encode_inputs(groups["plus"][:keep])
-        sampled.append(dataclasses.replace(task, protected_tests=tasks_evalplus.suite_code(spec, task.reference_solution, full)))
-    return sampled
+def _with_plus_sample(task: Task, keep: int) -> Task:
+    """The task with its protected suite cut to the base inputs and the first `keep` plus inputs."""
+    header = task.protected_tests.split(RUNNER, 1)[0]
+    namespace: dict = {}
+    exec(header, namespace)  # our own generated assignments: _PG_TASK, _PG_REFERENCE, _PG_INPUTS
+    groups = dict(namespace["_PG_INPUTS"])
+    groups["plus"] = json.dumps(json.loads(groups["plus"])[:keep], separators=(",", ":"))  # tags survive as is
+    return dataclasses.replace(task, protected_tests=tasks_evalplus.suite_code(namespace["_PG_TASK"], namespace["_PG_REFERENCE"], groups))
+
+
+def _sampled(*task_sets, plus_count: int = 3) -> list[Task]:
+    unique = {}
+    for ts in task_sets:
+        for task in ts.tasks:
+            unique.setdefault((task.reference_solution, task.protected_tests), task)
+    if FULL_CHECK:
+        return list(unique.values())
+    return [_with_plus_sample(t, 0 if t.task_id in HEAVY_PLUS else plus_count) for t in unique.values()]
 
 
 @needs_data
-@pytest.mark.parametrize("path, kind", [(HE_PLUS, "humanevalplus"), (MBPP_PLUS, "mbppplus"), (MBPP_PLUS_OLD, "mbppplus")])
-def test_every_evalplus_canonical_solution_passes_its_suites_on_base_and_sampled_plus_inputs(path, kind):
-    failures = reference_failures(_sampled(path, kind, plus_count=5))
-    assert set(failures) <= set(KNOWN_DEFECTS.get(kind, {})), failures
+def test_every_humanevalplus_canonical_solution_passes_on_base_and_sampled_plus_inputs():
+    failures = reference_failures(_sampled(loaded("humanevalplus", HE_PLUS)))
+    assert set(failures) <= set(KNOWN_DEFECTS.get("humanevalplus", {})), failures
+
+
+@needs_data
+def test_every_mbppplus_canonical_solution_passes_on_base_and_sampled_plus_inputs_in_both_releases():
+    failures = reference_failures(_sampled(loaded("mbppplus", MBPP_PLUS), loaded("mbppplus", MBPP_PLUS_OLD)))
+    assert set(failures) <= set(KNOWN_DEFECTS.get("mbppplus", {})), failures
+
+
+@needs_data
+@pytest.mark.parametrize("path, kind, task_id", [
+    (HE_PLUS, "humanevalplus", "HumanEval/32"), (MBPP_PLUS, "mbppplus", "Mbpp/2"), (MBPP_PLUS, "mbppplus", "Mbpp/124"),
+    (MBPP_PLUS, "mbppplus", "Mbpp/722"), (MBPP_PLUS_OLD, "mbppplus", "Mbpp/115"), (MBPP_PLUS, "mbppplus", "Mbpp/580"),
+])
+def test_evalplus_suites_embed_every_input_of_the_release_file_rebuilt_to_evalplus_types(path, kind, task_id):
+    task = next(t for t in loaded(kind, path).tasks if t.task_id == task_id)
+    record = next(r for r in map(json.loads, gzip.open(path, "rt")) if r["task_id"] == task_id)
+    rebuild = (lambda i: tasks_evalplus.deserialize_mbpp_inputs(task_id, i)) if kind == "mbppplus" else (lambda i: i)
+    groups = {g: tasks_evalplus.encode_inputs(rebuild(record[f"{g}_input"])) for g in ("base", "plus")}
+    spec = {"task_id": task_id, "dataset": kind[:-4], "entry_point": task.entry_point, "atol": float(record["atol"])}
+    assert tasks_evalplus.suite_code(spec, record["prompt"] + record["canonical_solution"], groups) == task.protected_tests
+    assert task.public_tests == tasks_evalplus.suite_code(spec, task.reference_solution, {"base": groups["base"]})
 
 
 # The first plus input whose answer has more than 4,300 digits.
@@ -285,15 +310,15 @@ def test_mbpp_plus_255_known_defect_is_an_output_too_large_to_cross(path):
     record = next(r for r in map(json.loads, gzip.open(path, "rt")) if r["task_id"] == "Mbpp/255")
     colours, n = record["plus_input"][85]
     assert (len(colours), n, math.comb(len(colours) + n - 1, n)) == (5, 77, 1_663_740)
-    assert any(note.startswith("Mbpp/255: known defect:") for note in load_task_set("mbppplus", path, task_ids=["Mbpp/255"]).notes)
+    assert any(note.startswith("Mbpp/255: known defect:") for note in loaded("mbppplus", path).notes)
 
 
 @needs_data
 def test_plus_inputs_whose_answers_have_thousands_of_digits_cross_the_boundary():
     # HumanEval/83 and /139: answers of more than 4,300 digits (beyond int max str digits) cross as hex
-    ts = load_task_set("humanevalplus", HE_PLUS, task_ids=list(BIG_ANSWER_INPUTS))
+    ts = loaded("humanevalplus", HE_PLUS)
     records = {r["task_id"]: r for r in map(json.loads, gzip.open(HE_PLUS, "rt"))}
-    for task in ts.tasks:
+    for task in (t for t in ts.tasks if t.task_id in BIG_ANSWER_INPUTS):
         record = records[task.task_id]
         spec = {"task_id": task.task_id, "dataset": "humaneval", "entry_point": task.entry_point, "atol": float(record["atol"])}
         suite = tasks_evalplus.suite_code(spec, task.reference_solution, {
@@ -453,5 +478,6 @@ def test_unknown_mbpp_split_is_an_error():
 @pytest.mark.skipif(not FULL_CHECK, reason="set PASSGATE_FULL_REFERENCE_CHECK=1 for every plus input (about 15 CPU-minutes)")
 def test_every_evalplus_canonical_solution_passes_on_every_input_except_the_known_defects():
     for path, kind in ((HE_PLUS, "humanevalplus"), (HE_PLUS_MINI, "humanevalplus"), (MBPP_PLUS, "mbppplus"), (MBPP_PLUS_OLD, "mbppplus")):
-        failures = reference_failures(load_task_set(kind, path).tasks)
-        assert set(failures) == set(KNOWN_DEFECTS.get(kind, {})), (path.name, failures)
+        known = KNOWN_DEFECTS.get(kind, {})
+        tasks = [t for t in loaded(kind, path).tasks if t.task_id not in known]  # Mbpp/255 alone needs > 10 GB
+        assert reference_failures(tasks) == {}, path.name
