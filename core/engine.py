@@ -85,11 +85,18 @@ def task_payload(task: Task) -> dict:
     return {"key": key, **body}
 
 
-def make_runner(manifest: Manifest, run_id: str) -> Runner:
-    from .sandbox.docker_runner import DockerRunner
+def make_runner(manifest: Manifest, run_id: str, *, ray_address: str | None = None) -> Runner:
+    """The local Docker runner; on a Ray cluster (`--ray ADDRESS` or `execution.ray_address`) the same
+    runner on every node, `execution.workers` sandboxes per node (core/sandbox/ray_runner.py)."""
     ex = manifest.execution
-    return DockerRunner(image=ex.image, runtime=ex.runtime, limits=base_limits(manifest),
-                        seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz}, run_label=run_id)
+    args = dict(image=ex.image, runtime=ex.runtime, limits=base_limits(manifest),
+                seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz}, run_label=run_id)
+    address = ray_address or ex.ray_address
+    if address:
+        from .sandbox.ray_runner import RayRunner
+        return RayRunner(address=address, per_node=ex.workers, **args)
+    from .sandbox.docker_runner import DockerRunner
+    return DockerRunner(**args)
 
 
 # ------------------------------------------------------------------------------ entry points
@@ -148,6 +155,7 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         store.seal(run_id, "start", runtime=info.runtime, image=info.image, image_digest=info.image_digest,
                    worker_sha256=info.worker_sha256, limits_json=json.dumps(info.limits))
         store.event(run_id, "start", f"runner {info.runner}/{info.runtime} on {info.node}, image {info.image_digest}")
+        _runner_events(store, run_id, runner)
         ctx = _context(store, run_id, manifest, progress, cancel)
         _preflight(store, ctx, runner, info, canary)
         _calibrate(store, ctx, runner)
@@ -170,11 +178,18 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         store.update_run(run_id, error=f"{type(exc).__name__}: {exc}")
         raise
     finally:
+        _runner_events(store, run_id, runner)
         runner.close()
         store.seal_finish(run_id, status)
         store.event(run_id, "end", f"run {status}")
         progress(Progress(run_id=run_id, phase="finished", message=f"run {status}"))
     return run_id
+
+
+def _runner_events(store: Store, run_id: str, runner: Runner) -> None:
+    """A runner with many nodes reports which it accepted, refused or lost; the engine records it."""
+    for kind, message in getattr(runner, "drain_events", lambda: [])():
+        store.event(run_id, kind, message)
 
 
 def _context(store, run_id, manifest, progress, cancel) -> RunContext:
@@ -450,8 +465,8 @@ def _new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: flo
     while True:
         try:
             return runner.new_worker()
-        except (WorkerLost, SandboxUnavailable):
-            if stop.is_set() or time.monotonic() + delay > deadline:
+        except (WorkerLost, SandboxUnavailable) as exc:
+            if getattr(exc, "capacity_gone", False) or stop.is_set() or time.monotonic() + delay > deadline:
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 8.0)
@@ -465,9 +480,11 @@ def _dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on
     `feed` delivers more work while running (generated candidates, turned into jobs by `on_feed`)
     until it yields None.
     """
-    n = max(1, min(workers or ctx.manifest.execution.workers, len(jobs) or 1))
+    # a multi-node runner says how many workers keep all its nodes busy
+    slots = getattr(runner, "concurrency", None) or ctx.manifest.execution.workers
+    n = max(1, min(workers or slots, len(jobs) or 1))
     if feed is not None:
-        n = max(n, workers or ctx.manifest.execution.workers)
+        n = max(n, workers or slots)
     per_candidate = ctx.manifest.execution.isolation == "candidate"
     todo: queue.Queue = queue.Queue()
     results: queue.Queue = queue.Queue()
@@ -491,9 +508,13 @@ def _dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on
                     if worker is None:
                         worker = _new_worker_patiently(runner, stop)
                     task = task_payload(ctx.tasks[job.task_id])
-                    res = worker.evaluate(task, job.program, lim, timeout=float(lim["wall_s"]) * 2 + 30)
+                    # two suites, each with its wall budget, plus the grader's own allowance
+                    res = worker.evaluate(task, job.program, lim, timeout=float(lim["wall_s"]) * 2 + 660)
                     res["node"], res["container_id"] = worker.node, getattr(worker, "container_id", "")
                 except WorkerLost as exc:
+                    if getattr(exc, "capacity_gone", False):   # the runner lost a slot for good: the job
+                        todo.put(job)                           # goes to another thread, this one ends
+                        return
                     res = exc
                     if worker is not None:
                         worker.close()
@@ -562,7 +583,7 @@ def _execution_row(ctx: RunContext, job: Job, res, limits: dict) -> dict:
                 "failure_class": "infra_error", "detail": redact(str(res))[:1000], "exit_reason": "worker lost",
                 "cpu_s": 0.0, "cpu_total_s": 0.0, "wall_s": 0.0, "peak_rss_kb": 0, "out_bytes": 0, "stdout": "", "stderr": "",
                 "violations_json": "[]", "runtime": ctx.manifest.execution.runtime, "image_digest": "",
-                "node": "", "container_id": "", "exc_type": None}
+                "node": getattr(res, "node", ""), "container_id": "", "exc_type": None}
     suites = res.get("suites") or {}
     pub = suites.get("public") or {"status": "not_run"}
     prot = suites.get("protected") or {"status": "not_run"}
