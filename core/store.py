@@ -20,7 +20,7 @@ import sqlite_utils
 
 from .errors import RunNotFound, StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
@@ -118,7 +118,19 @@ def _create_v1(db: sqlite_utils.Database) -> None:
                 f"BEGIN SELECT RAISE(ABORT, '{table} rows are append-only'); END")
 
 
-MIGRATIONS = [(1, _create_v1)]
+def _v2_evidence(db: sqlite_utils.Database) -> None:
+    """v2: the evidence chain that seals run fields, and total sandbox CPU per execution."""
+    db["evidence"].create(
+        {"id": int, "run_id": str, "kind": str, "body_json": str, "at": str, "prev_hash": str, "row_hash": str},
+        pk="id", if_not_exists=True)
+    if "cpu_total_s" not in db["executions"].columns_dict:
+        db.execute("ALTER TABLE executions ADD COLUMN cpu_total_s FLOAT")
+    for op in ("UPDATE", "DELETE"):
+        db.execute(f"CREATE TRIGGER IF NOT EXISTS evidence_no_{op.lower()} BEFORE {op} ON evidence "
+                   f"BEGIN SELECT RAISE(ABORT, 'evidence rows are append-only'); END")
+
+
+MIGRATIONS = [(1, _create_v1), (2, _v2_evidence)]
 
 
 class Store:

@@ -87,3 +87,16 @@ def test_sealed_run_evidence_and_tails_catch_edits_to_the_runs_row_and_removed_r
     s.db.execute("DROP TRIGGER executions_no_delete")
     s.db.execute("DELETE FROM executions WHERE task_id = 'T/2'")     # the tail: no chain link breaks
     assert any(f["table"] == "executions" and "sealed" in f["reason"] for f in verify_chain(s, "r1"))
+
+
+def test_a_version_1_file_is_migrated_in_place(tmp_path):
+    path = tmp_path / "old.db"
+    s = Store(path)
+    s.db.execute("DROP TABLE evidence")
+    s.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    s.close()
+    s = Store(path)
+    assert s.schema_version() == SCHEMA_VERSION == 2
+    assert "evidence" in s.db.table_names() and "cpu_total_s" in s.db["executions"].columns_dict
+    s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
+    s.seal("r1", "start", runtime="runsc")     # the new chain works on the migrated file
