@@ -61,6 +61,9 @@ def to_markdown(report: Mapping) -> str:
     lines += _scores_md(scores, level)
     lines += _public_md(report)
     lines += _execution_md(report)
+    if report.get("generation"):
+        from .generation_report import generation_lines
+        lines += ["## Generation", "", "```"] + generation_lines(report["generation"]) + ["```", ""]
     lines += _omissions_md(report)
     lines += ["## Self-probe and preflight (as recorded)", "",
               "```json", json.dumps({"probe": report.get("probe"), "preflight": report.get("preflight")},

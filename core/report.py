@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .errors import ConfigError, StoreError
+from .generation_report import generation_section
 from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
 from .report_context import (config_section, cost_section, counts_section, execution_section, flaky_section,
                              omissions_section, parse_json, run_section)
@@ -84,6 +85,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
         recs = job.outcomes()
         scores = pool.submit(scores_section, recs, config)
         public = pool.submit(public_protected_section, recs, config)
+        generation = generation_section(store.db.conn, run["run_id"], manifest)  # None unless generated
         recs = job.result()
         report = {
             "schema": SCHEMA,
@@ -102,6 +104,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "probe": parse_json(run.get("probe_json")),
             "preflight": parse_json(run.get("preflight_json")),
             "selfcheck": parse_json(run.get("selfcheck_json")),
+            "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],
         }

@@ -55,6 +55,8 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
     """Every section of the report as rich renderables, headline first."""
     parts: list = [_header(report), _config(report), _scores(report), _groups(report), _public(report),
                    _selection(report), _execution(report), _histogram(report), _classes(report), _cost(report)]
+    if report.get("generation"):
+        parts.append(_generation(report))
     parts += _flaky(report) + _omissions(report) + _probes(report)
     if report.get("whatif"):
         parts.append(_whatif(report))
@@ -192,6 +194,12 @@ def _cost(report: Mapping) -> Table:
     table.caption = (f"wall {cost['sandbox_wall_s']:.1f} s; tokens {cost['prompt_tokens']} prompt, "
                      f"{cost['completion_tokens']} completion")
     return table
+
+
+def _generation(report: Mapping) -> Group:
+    from passgate.core.generation_report import generation_lines
+    lines = generation_lines(report["generation"])
+    return Group(Text("Generation", style="bold"), *(Text(line) for line in lines))
 
 
 def _flaky(report: Mapping) -> list:
