@@ -266,7 +266,8 @@ def ranked_section(recs: RunRecords, spec: IntervalSpec) -> dict:
     return {"available": True, "tasks": tasks, "value": wins / tasks, **_binary_interval(wins, tasks, spec, 301),
             "random_pass_at_1": random_value,
             "difference": None if random_value is None else wins / tasks - random_value,
-            "rule": "highest mean log-probability among counted candidates; random choice = pass@1"}
+            "rule": "highest mean log-probability among counted candidates (ties: lowest candidate_index); "
+                    "random choice = pass@1"}
 
 
 def task_rows(recs: RunRecords, ks: Sequence[int]) -> list[dict]:

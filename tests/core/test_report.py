@@ -198,3 +198,19 @@ def test_schema_doc_names_every_top_level_key_and_section_field(report):
     for section in ("scores", "execution", "cost", "omissions", "filtered_pass_at_1", "ranked_pass_at_1"):
         for key in report[section]:
             assert f"`{key}`" in text, f"docs/report-schema.md does not describe {section}.{key}"
+
+
+def test_ranked_ties_go_to_the_lowest_candidate_index(store):
+    record(store, "ties", [TaskSpec("T/0", "x")],
+           [Cand("T/0", 0, "failed", cls="wrong_answer", logprob=-0.5), Cand("T/0", 1, "passed", logprob=-0.5),
+            Cand("T/0", 2, "passed", logprob=-0.9)])
+    ranked = build_report(store, "ties")["ranked_pass_at_1"]
+    assert (ranked["tasks"], ranked["value"], ranked["random_pass_at_1"]) == (1, 0.0, pytest.approx(2 / 3))
+
+
+def test_ranked_skips_a_top_candidate_that_was_not_counted(store):
+    record(store, "skip", [TaskSpec("T/0", "x")],
+           [Cand("T/0", 0, "infra_error", cls="infra_error", logprob=-0.1), Cand("T/0", 1, "passed", logprob=-0.5),
+            Cand("T/0", 2, "failed", cls="wrong_answer", logprob=-0.9)])
+    ranked = build_report(store, "skip")["ranked_pass_at_1"]
+    assert (ranked["tasks"], ranked["value"]) == (1, 1.0)
