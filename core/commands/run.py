@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 
@@ -14,6 +15,8 @@ def register(sub) -> None:
     p.add_argument("--resume", metavar="RUN", help="continue an interrupted run from the record")
     p.add_argument("--operator", help="who launches the run (default: the manifest's operator or $USER)")
     p.add_argument("--quiet", action="store_true", help="print only the run id")
+    p.add_argument("--ray", metavar="ADDRESS", help="run the sandboxes on the nodes of this Ray cluster (e.g. auto, "
+                   "HOST:6379); overrides execution.ray_address, not part of the frozen manifest")
     p.set_defaults(func=_run)
 
 
@@ -37,15 +40,17 @@ class _Printer:
 
 
 def _run(args) -> int:
-    from ..engine import resume_run, start_run
+    from ..engine import make_runner, resume_run, start_run
     from ..store import Store, default_db_path
     store = Store(args.db or default_db_path())
     printer = _Printer(args.quiet)
+    runner_factory = functools.partial(make_runner, ray_address=args.ray)
     try:
         if args.resume:
-            run_id = resume_run(store, args.resume, progress=printer)
+            run_id = resume_run(store, args.resume, progress=printer, runner_factory=runner_factory)
         elif args.manifest:
-            run_id = start_run(store, args.manifest, progress=printer, operator=args.operator)
+            run_id = start_run(store, args.manifest, progress=printer, operator=args.operator,
+                               runner_factory=runner_factory)
         else:
             print("passgate run: give a MANIFEST or --resume RUN", file=sys.stderr)
             return 2

@@ -1,0 +1,364 @@
+"""Ray implementation of the runner: the same Docker + gVisor workers, on many machines.
+
+A *slot* is a Ray actor pinned to one node (hard node affinity) that owns at most one
+`DockerWorker` there, started by that node's own Docker engine. A `RayWorker` is the engine's
+handle on one slot: each `evaluate` is one actor call, so results stream back to the controller
+as they finish and the controller stays the only writer of the record (nothing on a node
+touches SQLite). Ray never retries anything (`max_restarts=0`, `max_task_retries=0`): every
+execution the engine asks for is an execution it records, and a lost one is an infra attempt.
+
+Only nodes that advertise the custom resource `passgate_sandbox` are used; a node runs at most
+min(that resource, the manifest's `execution.workers`) slots, so `workers` keeps meaning what it
+means on one machine: sandboxes per machine. Each node is checked before it gets work (runtime,
+image digest, the worker program's sha256); a node that differs is refused, and the refusal is
+an event in the record naming the node.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..errors import PassgateError, SandboxUnavailable
+from .docker_runner import DockerRunner, worker_sha256
+from .runner import Runner, RunnerInfo, Worker, WorkerLost
+
+SLOT_RESOURCE = "passgate_sandbox"
+START_TIMEOUT_S = 180.0        # actor scheduling + container start on a busy node
+CALL_MARGIN_S = 60.0           # beyond the worker's own deadline before a node counts as hung
+SLOT_WAIT_S = 2.0              # how long new_worker waits for a slot another worker is releasing
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError as exc:
+        raise SandboxUnavailable("Ray is not installed: `pip install 'passgate[ray]'` on the controller and "
+                                 "on every node") from exc
+    return ray
+
+
+class CapacityGone(WorkerLost):
+    """No slot is free and none will be: the caller should stop asking (the engine retires a thread)."""
+
+    capacity_gone = True
+
+
+# ---------------------------------------------------------------------------- on the node
+class SlotServer:
+    """Runs inside a Ray actor on its node: one Docker runner, at most one sandbox container."""
+
+    def __init__(self, docker_args: dict):
+        import ray
+        self.node_id = ray.get_runtime_context().get_node_id()
+        self.label = f"{socket.gethostname()}/{self.node_id[:12]}"
+        self.docker_args = docker_args
+        self.runner: DockerRunner | None = None
+        self.worker = None
+
+    def check(self, expected_digest: str | None, expected_worker_sha: str) -> dict:
+        """Verify this node's engine, runtime, image digest and worker program against the pins."""
+        out = {"label": self.label, "node_id": self.node_id}
+        try:
+            self.runner = DockerRunner(**self.docker_args)
+            info = self.runner.check(expected_digest)
+        except PassgateError as exc:
+            return {**out, "ok": False, "reason": exc.message}
+        if info.worker_sha256 != expected_worker_sha:
+            return {**out, "ok": False, "reason": f"its passgate worker program is {info.worker_sha256[:16]}, the "
+                    f"controller's is {expected_worker_sha[:16]}: install the same passgate version on every node"}
+        return {**out, "ok": True, "image_digest": info.image_digest, "runtime": info.runtime,
+                "engine_version": info.engine_version}
+
+    def start(self) -> dict:
+        """Replace this slot's container with a fresh one."""
+        self.stop()
+        try:
+            if self.runner is None:
+                self.runner = DockerRunner(**self.docker_args)
+            self.worker = self.runner.new_worker()
+        except WorkerLost as exc:
+            return {"lost": str(exc), "oom_killed": exc.oom_killed, "exit_code": exc.exit_code}
+        except PassgateError as exc:
+            return {"lost": exc.message}
+        return {"container_id": self.worker.container_id}
+
+    def call(self, op: str, *args, **kwargs) -> dict:
+        """`evaluate`, `probe` or `inspect` on the container; a lost worker comes back as data."""
+        if self.worker is None:
+            return {"lost": "this slot has no sandbox container"}
+        t = time.perf_counter()
+        try:
+            result = getattr(self.worker, op)(*args, **kwargs)
+        except WorkerLost as exc:
+            self.worker = None
+            return {"lost": str(exc), "oom_killed": exc.oom_killed, "exit_code": exc.exit_code}
+        except Exception as exc:  # noqa: BLE001 - a Docker API fault: the container is unusable, say why
+            self.stop()
+            return {"lost": f"{type(exc).__name__}: {str(exc)[:300]}"}
+        return {"ok": result, "inner_s": time.perf_counter() - t}
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+
+# ---------------------------------------------------------------------------- on the controller
+@dataclass
+class _Node:
+    node_id: str
+    label: str
+    capacity: int
+    idle: list = field(default_factory=list)      # actors with no worker bound
+    busy: int = 0
+    alive: bool = True
+
+    @property
+    def free(self) -> int:
+        return self.capacity - self.busy if self.alive else 0
+
+
+class RayWorker(Worker):
+    """The engine's handle on one slot actor; `node` is the Ray node's label."""
+
+    def __init__(self, runner: "RayRunner", node: _Node, actor, container_id: str):
+        self.runner, self._node, self._actor = runner, node, actor
+        self.node = node.label
+        self.container_id = container_id
+        self.worker_id = container_id[:12]
+
+    def _call(self, op: str, *args, wait_s: float, **kwargs):
+        if self._actor is None:
+            raise WorkerLost("this worker was closed")
+        ray = self.runner.ray
+        t = time.perf_counter()
+        ref = self._actor.call.remote(op, *args, **kwargs)
+        try:
+            reply = ray.get(ref, timeout=wait_s + CALL_MARGIN_S)
+        except ray.exceptions.GetTimeoutError:
+            raise self._lost(f"Ray node {self.node} did not answer within {wait_s + CALL_MARGIN_S:.0f}s",
+                             kill=True) from None
+        except ray.exceptions.RayError as exc:       # actor or node died
+            raise self._lost(f"Ray node {self.node} lost: {str(exc).splitlines()[0][:200]}", dead=True) from None
+        if "lost" in reply:
+            raise self._lost(f"on Ray node {self.node}: {reply['lost']}", oom_killed=reply.get("oom_killed", False),
+                             exit_code=reply.get("exit_code"))
+        self.runner._note_overhead(time.perf_counter() - t - reply["inner_s"], reply["inner_s"])
+        return reply["ok"]
+
+    def _lost(self, message: str, *, dead: bool = False, kill: bool = False, **kw) -> WorkerLost:
+        actor, self._actor = self._actor, None
+        self.runner._release(self._node, actor, dead=dead, kill=kill)
+        exc = WorkerLost(message, **kw)
+        exc.node = self.node            # the record names the node of an infra attempt too
+        return exc
+
+    def evaluate(self, task: dict, program: str, limits: dict, *, timeout: float) -> dict:
+        return self._call("evaluate", task, program, limits, timeout=timeout, wait_s=timeout)
+
+    def probe(self, limits: dict, *, timeout: float) -> dict:
+        return self._call("probe", limits, timeout=timeout, wait_s=timeout)
+
+    def inspect(self) -> dict:
+        return self._call("inspect", wait_s=60)
+
+    def close(self) -> None:
+        actor, self._actor = self._actor, None
+        if actor is not None:
+            actor.stop.remote()         # ordered before any later call on this actor
+            self.runner._release(self._node, actor)
+
+
+class RayRunner(Runner):
+    """Workers as slot actors on the nodes of a Ray cluster, each running the local Docker runner."""
+
+    def __init__(self, *, address: str, image: str, runtime: str, limits: dict, seeds: dict | None = None,
+                 run_label: str = "", per_node: int = 2):
+        self.address, self.per_node = address, per_node
+        self.image, self.runtime = image, runtime
+        self.docker_args = {"image": image, "runtime": runtime, "limits": dict(limits), "seeds": dict(seeds or {}),
+                            "run_label": run_label}
+        self.ray = None
+        self._connected_here = False
+        self._nodes: dict[str, _Node] = {}
+        self._seen: set[str] = set()           # node ids checked (accepted or refused)
+        self._lock = threading.Condition()
+        self._discover_lock = threading.Lock()
+        self._actors: list = []                # every slot actor started, for close()
+        self._events: list[tuple[str, str]] = []
+        self._digest: str | None = None
+        self._actor_cls = None
+        self.overheads: deque[tuple[float, float]] = deque(maxlen=100_000)   # (distribution s, sandbox s) per call
+
+    # ---- Runner API -----------------------------------------------------------------
+    @property
+    def concurrency(self) -> int:
+        """Slots across accepted nodes: how many engine threads keep the cluster busy."""
+        with self._lock:
+            return sum(n.capacity for n in self._nodes.values() if n.alive)
+
+    def check(self, expected_digest: str | None = None) -> RunnerInfo:
+        self._connect()
+        self._digest = expected_digest
+        self._discover()
+        with self._lock:
+            nodes = [n for n in self._nodes.values() if n.alive]
+        if not nodes:
+            refused = "; ".join(m for k, m in self._events if k == "node-refused")
+            raise SandboxUnavailable(f"no Ray node at {self.address} can run this manifest"
+                                     + (f": {refused}" if refused else f": no alive node advertises the "
+                                        f"{SLOT_RESOURCE!r} resource (`ray start --resources "
+                                        f"'{{\"{SLOT_RESOURCE}\": N}}'`)"))
+        labels = ", ".join(f"{n.label}×{n.capacity}" for n in nodes)
+        return RunnerInfo(runner="ray", runtime=self.runtime, image=self.image, image_digest=self._digest or "",
+                          worker_sha256=worker_sha256(), limits=dict(self.docker_args["limits"]),
+                          node=f"ray {self.address}: {labels}", engine_version=f"ray {self.ray.__version__}",
+                          extra={"nodes": [n.label for n in nodes]})
+
+    def new_worker(self) -> RayWorker:
+        node, actor = self._acquire()
+        try:
+            reply = self.ray.get(actor.start.remote(), timeout=START_TIMEOUT_S)
+        except self.ray.exceptions.GetTimeoutError:
+            self._release(node, actor, kill=True)
+            raise WorkerLost(f"Ray node {node.label} did not start a sandbox within {START_TIMEOUT_S:.0f}s") from None
+        except self.ray.exceptions.RayError as exc:
+            self._release(node, actor, dead=True)
+            raise WorkerLost(f"Ray node {node.label} lost: {str(exc).splitlines()[0][:200]}") from None
+        if "lost" in reply:
+            self._release(node, actor)
+            raise WorkerLost(f"on Ray node {node.label}: {reply['lost']}")
+        return RayWorker(self, node, actor, reply["container_id"])
+
+    def close(self) -> None:
+        with self._lock:
+            actors, self._actors = self._actors, []
+            for n in self._nodes.values():
+                n.idle.clear()
+        if self.ray is None:
+            return
+        # remove the containers first (a dead node's went with it), then end the actors
+        if actors:
+            self.ray.wait([a.stop.remote() for a in actors], num_returns=len(actors), timeout=30)
+        for a in actors:
+            self.ray.kill(a)
+        if self._connected_here:
+            self.ray.shutdown()
+            self._connected_here = False
+
+    def drain_events(self) -> list[tuple[str, str]]:
+        """(kind, message) lines for the run's log: nodes accepted, refused, lost."""
+        with self._lock:
+            out, self._events = self._events, []
+        return out
+
+    # ---- nodes and slots --------------------------------------------------------------
+    def _connect(self) -> None:
+        ray = self.ray = _ray()
+        if not ray.is_initialized():
+            try:
+                ray.init(address=self.address, logging_level="WARNING", log_to_driver=False)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise SandboxUnavailable(f"cannot join the Ray cluster at {self.address}: {exc}") from exc
+            self._connected_here = True
+        self._actor_cls = ray.remote(SlotServer)
+
+    def _spawn(self, node_id: str):
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+        # one slot resource per actor (the node's own cap), pinned to the node; Ray never restarts or retries
+        actor = self._actor_cls.options(
+            num_cpus=0, resources={SLOT_RESOURCE: 1}, max_restarts=0, max_task_retries=0,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False)).remote(self.docker_args)
+        with self._lock:
+            self._actors.append(actor)
+        return actor
+
+    def _discover(self) -> None:
+        """Check every alive node that offers sandbox slots and that we have not seen yet, in parallel."""
+        with self._discover_lock:
+            found = {n["NodeID"]: n for n in self.ray.nodes()
+                     if n.get("Alive") and n.get("Resources", {}).get(SLOT_RESOURCE, 0) >= 1}
+            new = [nid for nid in found if nid not in self._seen]
+            self._seen.update(new)
+            self._check_nodes(new, found)
+
+    def _check_nodes(self, new: list[str], found: dict) -> None:
+        actors = {nid: self._spawn(nid) for nid in new}
+        refs = {nid: a.check.remote(self._digest, worker_sha256()) for nid, a in actors.items()}
+        for nid, ref in refs.items():
+            try:
+                r = self.ray.get(ref, timeout=START_TIMEOUT_S)
+            except self.ray.exceptions.RayError as exc:
+                r = {"ok": False, "label": nid[:12], "reason": f"did not answer: {str(exc).splitlines()[0][:200]}"}
+            if r["ok"] and self._digest is None:
+                self._digest = r["image_digest"]     # unpinned manifest: the first node sets the pin for all
+            if r["ok"] and r["image_digest"] != self._digest:
+                r = {**r, "ok": False, "reason": f"image digest differs: {r['image_digest']} but the run uses "
+                     f"{self._digest}"}
+            self._admit(nid, found[nid], actors[nid], r)
+
+    def _admit(self, node_id: str, ray_node: dict, actor, r: dict) -> None:
+        if not r["ok"]:
+            self.ray.kill(actor)
+            self._event("node-refused", f"node {r['label']} refused: {r['reason']}")
+            return
+        capacity = max(1, min(self.per_node, int(ray_node["Resources"][SLOT_RESOURCE])))
+        with self._lock:
+            self._nodes[node_id] = _Node(node_id, r["label"], capacity, idle=[actor])
+            self._lock.notify_all()
+        self._event("node", f"node {r['label']} accepted: {capacity} slots, {r['runtime']}, docker "
+                    f"{r['engine_version']}, image {r['image_digest']}")
+
+    def _acquire(self) -> tuple[_Node, object]:
+        """A slot on the node with the most free room: an idle actor there, or a new one."""
+        deadline = time.monotonic() + SLOT_WAIT_S
+        rediscovered = False
+        with self._lock:
+            while True:
+                room = [n for n in self._nodes.values() if n.free > 0]
+                if room:
+                    node = max(room, key=lambda n: (n.free, bool(n.idle)))
+                    node.busy += 1
+                    actor = node.idle.pop() if node.idle else None
+                    break
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._lock.wait(left)
+                    continue
+                if rediscovered:
+                    raise CapacityGone("every slot of every accepted Ray node is in use or gone")
+                rediscovered = True
+                self._lock.release()
+                try:
+                    self._discover()          # a replacement node may have joined
+                finally:
+                    self._lock.acquire()
+        return node, actor if actor is not None else self._spawn(node.node_id)
+
+    def _release(self, node: _Node, actor, *, dead: bool = False, kill: bool = False) -> None:
+        if dead and node.alive and not self._node_alive(node.node_id):
+            node.alive = False
+            self._event("node", f"node {node.label} lost mid-run: its unfinished candidates are re-dispatched "
+                        "as infra retries")
+        if kill and actor is not None:
+            self.ray.kill(actor)
+        with self._lock:
+            node.busy -= 1
+            if node.alive and not (dead or kill) and actor is not None:
+                node.idle.append(actor)
+            self._lock.notify_all()
+
+    def _node_alive(self, node_id: str) -> bool:
+        return any(n["NodeID"] == node_id and n.get("Alive") for n in self.ray.nodes())
+
+    def _note_overhead(self, distribution_s: float, sandbox_s: float) -> None:
+        with self._lock:
+            self.overheads.append((distribution_s, sandbox_s))
+
+    def _event(self, kind: str, message: str) -> None:
+        with self._lock:
+            self._events.append((kind, message))
