@@ -41,9 +41,13 @@ def fixed_app(fixed_db):
 
 async def settle(pilot, rounds: int = 3) -> None:
     """Let thread workers finish and their messages land (several rounds: a handler may start a load)."""
+    from textual.worker import WorkerCancelled
     for _ in range(rounds):
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:           # a newer load of the same key replaced an older one
+            pass
     await pilot.pause()
 
 

@@ -6,6 +6,7 @@ from functools import partial
 from typing import Any, Callable
 
 from textual import on
+from textual.worker import get_current_worker
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -31,7 +32,8 @@ class RecordScreen(Screen):
             return
         finally:
             store.close()
-        self.post_message(Loaded(key, data))
+        if not get_current_worker().is_cancelled:     # a newer load of the same key replaced this one
+            self.post_message(Loaded(key, data))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:

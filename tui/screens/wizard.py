@@ -203,6 +203,8 @@ class WizardScreen(RecordScreen):
         if implied is None or b in self.state.settings:
             return
         self.query_one(f"#set-{b}-{implied}", RadioButton).value = True
+        # the setting is decided by the inputs: what is left to do is the justification
+        self.call_after_refresh(self.set_focus, self.query_one(f"#just-{b}", Input))
         self.query_one(f"#implied-{b}", Static).update(
             f"[yellow]Your task sets make this run {implied}[/yellow]: the gate reads it from the record whatever "
             "is declared, so declare it and justify it (or go back and add a product holdout set).")

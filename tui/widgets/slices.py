@@ -10,18 +10,30 @@ from ..records import SliceProgress
 
 
 class SliceRow(Horizontal):
-    """A slice's name, bar and tallies."""
+    """A slice's name, bar and tallies; shows the latest tallies once its children exist."""
 
-    def __init__(self, slice_name: str):
+    def __init__(self, progress: SliceProgress):
         super().__init__(classes="slice-row")
-        self.slice_name = slice_name
+        self.slice_name = progress.slice
+        self.progress = progress
+        self.ready = False
 
     def compose(self) -> ComposeResult:
         yield Label(self.slice_name, classes="slice-name")
         yield ProgressBar(total=None, show_eta=False, show_percentage=True, classes="slice-bar")
         yield Static("", classes="slice-counts")
 
+    def on_mount(self) -> None:
+        self.ready = True
+        self._draw()
+
     def show(self, sp: SliceProgress) -> None:
+        self.progress = sp
+        if self.ready:
+            self._draw()
+
+    def _draw(self) -> None:
+        sp = self.progress
         self.query_one(ProgressBar).update(total=sp.total or None, progress=sp.decided)
         self.query_one(".slice-counts", Static).update(
             f"{sp.decided}/{sp.total}  [green]✓ {sp.passed}[/green]  [red]✗ {sp.failed}[/red]"
@@ -36,8 +48,6 @@ class SliceBars(Vertical):
         for sp in slices:
             row = rows.get(sp.slice)
             if row is None:
-                row = SliceRow(sp.slice)
-                self.mount(row)
-                self.call_after_refresh(row.show, sp)
+                self.mount(SliceRow(sp))
             else:
                 row.show(sp)
