@@ -211,7 +211,7 @@ def _scan_executions(conn, run_id: str, rescore: Rescore) -> dict:
     purpose:status:class of every attempt other than an ok grading run."""
     cap = " AND candidate_index < ?" if rescore.max_candidates is not None else ""
     sql = f"""
-        SELECT task_id, COUNT(*), SUM(wall_s), group_concat(CAST(cpu_s * {_US} AS INTEGER)),
+        SELECT task_id, COUNT(*), SUM(wall_s), group_concat(CAST(cpu_s * {_US} AS INTEGER)), COUNT(cpu_s),
                group_concat(CASE WHEN status != 'ok' OR purpose != 'grade'
                                  THEN purpose || ':' || status || ':' || ifnull(failure_class, '') END)
         FROM executions WHERE run_id = ?{cap} GROUP BY task_id"""
@@ -393,13 +393,13 @@ def _fill_executions(recs: RunRecords, ids: list, scan: dict) -> None:
     texts = [(r[2] or "") if r is not None else "" for r in rows]
     joined = ",".join(t for t in texts if t)
     times = np.fromstring(joined, sep=",", dtype=np.int64) if joined else np.zeros(0, np.int64)
-    task_of = np.repeat(np.arange(len(ids)), [t.count(",") + 1 if t else 0 for t in texts])
+    task_of = np.repeat(np.arange(len(ids)), _column(rows, 3))
     if times.size != task_of.size:
         raise ValueError("execution times and their tasks disagree")
     _set_times(recs, times, task_of, len(ids))
     other: dict[tuple, int] = {}
     for r in rows:
-        for item in (r[3].split(",") if r is not None and r[3] else ()):
+        for item in (r[4].split(",") if r is not None and r[4] else ()):
             key = tuple(item.split(":", 2))
             other[key] = other.get(key, 0) + 1
     recs.exec_other = [{"purpose": k[0], "status": k[1], "failure_class": k[2] or None, "count": v}
