@@ -203,3 +203,21 @@ async def test_on_call_cancels_a_run_and_resumes_it(tmp_path):
 def _running_containers(run_id: str) -> list:
     from passgate.core.sandbox.docker_runner import docker_client
     return [c.name for c in docker_client().containers.list(all=True, filters={"label": f"passgate.run={run_id}"})]
+
+
+async def test_release_engineer_opens_a_written_manifest_and_reviews_it_frozen(tmp_path):
+    written = tmp_path / "written.yaml"
+    written.write_text(realrun.manifest_text(realrun.write_samples(tmp_path), name="written"))
+    app = console(tmp_path / "passgate.db", tmp_path, "rel-eng")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        app.screen.query_one("#path", Input).value = str(written)
+        await pilot.press("enter")
+        wizard = app.screen
+        await wait_for(pilot, lambda: getattr(wizard, "frozen", None) is not None, 60, "the manifest to freeze")
+        text = screen_text(app)
+        assert f"Manifest id {wizard.frozen.manifest_id}" in text and "written.frozen.yaml" in text
+        assert (tmp_path / "written.frozen.yaml").read_text().startswith("# frozen by passgate")
+        assert written.read_text() == realrun.manifest_text(tmp_path / "samples.jsonl", name="written")  # untouched
+        assert not app.screen.query_one("#launch").disabled
