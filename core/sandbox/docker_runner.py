@@ -34,9 +34,14 @@ _LIVE: set["DockerWorker"] = set()
 _LIVE_LOCK = threading.Lock()
 
 
+# the worker program, in the order its parts are joined into one source text
+PROGRAM_PARTS = ("codec.py", "common.py", "candidate.py", "zygote.py", "channel.py", "grader.py", "probe.py",
+                 "worker.py")
+
+
 def worker_source() -> str:
-    """The program sent into each container: the codec followed by the worker."""
-    return (SANDBOX_DIR / "codec.py").read_text() + "\n\n" + (SANDBOX_DIR / "worker.py").read_text()
+    """The program sent into each container."""
+    return "\n\n".join((SANDBOX_DIR / "program" / part).read_text() for part in PROGRAM_PARTS)
 
 
 def worker_sha256() -> str:
@@ -146,7 +151,7 @@ class DockerWorker(Worker):
             sock = api.attach_socket(self.container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             self._sock = getattr(sock, "_sock", sock)
             api.start(self.container_id)
-            source = worker_source().encode()
+            source = self.runner.program.encode()
             config = {"uid": CANDIDATE_UID, "scratch": "/tmp"}
             self._send(json.dumps({"n": len(source), "config": config}).encode() + b"\n" + source)
             ready = self._read_line(timeout=60)
@@ -276,6 +281,8 @@ class DockerRunner(Runner):
                             "LANG": "C.UTF-8"}
         self.node = socket.gethostname()
         self._workers: list[DockerWorker] = []
+        # read once: every container of a run gets the program whose sha256 the run records
+        self.program = worker_source()
 
     def image_digest(self) -> str:
         import docker
@@ -297,7 +304,8 @@ class DockerRunner(Runner):
                              f"{expected_digest}; rebuild the pinned image or freeze a new manifest")
         remove_stale(self.client)
         return RunnerInfo(runner="docker", runtime=self.runtime, image=self.image, image_digest=digest,
-                          worker_sha256=worker_sha256(), limits=dict(self.limits), node=self.node,
+                          worker_sha256=hashlib.sha256(self.program.encode()).hexdigest(),
+                          limits=dict(self.limits), node=self.node,
                           engine_version=str(info.get("ServerVersion", "")))
 
     def new_worker(self) -> DockerWorker:

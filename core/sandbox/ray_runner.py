@@ -9,21 +9,24 @@ execution the engine asks for is an execution it records, and a lost one is an i
 
 Only nodes that advertise the custom resource `passgate_sandbox` are used; a node runs at most
 min(that resource, the manifest's `execution.workers`) slots, so `workers` keeps meaning what it
-means on one machine: sandboxes per machine. Each node is checked before it gets work (runtime,
-image digest, the worker program's sha256); a node that differs is refused, and the refusal is
-an event in the record naming the node.
+means on one machine: sandboxes per machine. Each node is checked before it gets work: its
+runtime (binary, arguments, version), image digest and worker program's sha256 against the pins
+(what the manifest does not pin, the nodes' majority sets), then the boundary self-probe in a
+sandbox there. A node that differs or fails is refused, as an event in the record naming it.
+The node side lives in `ray_node.py`.
 """
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from ..errors import PassgateError, SandboxUnavailable
-from .docker_runner import DockerRunner, worker_sha256
+from ..boundary import container_checks, failed, probe_checks
+from ..errors import SandboxUnavailable
+from .docker_runner import worker_sha256
+from .ray_node import SlotServer
 from .runner import Runner, RunnerInfo, Worker, WorkerLost
 
 SLOT_RESOURCE = "passgate_sandbox"
@@ -45,66 +48,6 @@ class CapacityGone(WorkerLost):
     """No slot is free and none will be: the caller should stop asking (the engine retires a thread)."""
 
     capacity_gone = True
-
-
-# ---------------------------------------------------------------------------- on the node
-class SlotServer:
-    """Runs inside a Ray actor on its node: one Docker runner, at most one sandbox container."""
-
-    def __init__(self, docker_args: dict):
-        import ray
-        self.node_id = ray.get_runtime_context().get_node_id()
-        self.label = f"{socket.gethostname()}/{self.node_id[:12]}"
-        self.docker_args = docker_args
-        self.runner: DockerRunner | None = None
-        self.worker = None
-
-    def check(self, expected_digest: str | None, expected_worker_sha: str) -> dict:
-        """Verify this node's engine, runtime, image digest and worker program against the pins."""
-        out = {"label": self.label, "node_id": self.node_id}
-        try:
-            self.runner = DockerRunner(**self.docker_args)
-            info = self.runner.check(expected_digest)
-        except PassgateError as exc:
-            return {**out, "ok": False, "reason": exc.message}
-        if info.worker_sha256 != expected_worker_sha:
-            return {**out, "ok": False, "reason": f"its passgate worker program is {info.worker_sha256[:16]}, the "
-                    f"controller's is {expected_worker_sha[:16]}: install the same passgate version on every node"}
-        return {**out, "ok": True, "image_digest": info.image_digest, "runtime": info.runtime,
-                "engine_version": info.engine_version}
-
-    def start(self) -> dict:
-        """Replace this slot's container with a fresh one."""
-        self.stop()
-        try:
-            if self.runner is None:
-                self.runner = DockerRunner(**self.docker_args)
-            self.worker = self.runner.new_worker()
-        except WorkerLost as exc:
-            return {"lost": str(exc), "oom_killed": exc.oom_killed, "exit_code": exc.exit_code}
-        except PassgateError as exc:
-            return {"lost": exc.message}
-        return {"container_id": self.worker.container_id}
-
-    def call(self, op: str, *args, **kwargs) -> dict:
-        """`evaluate`, `probe` or `inspect` on the container; a lost worker comes back as data."""
-        if self.worker is None:
-            return {"lost": "this slot has no sandbox container"}
-        t = time.perf_counter()
-        try:
-            result = getattr(self.worker, op)(*args, **kwargs)
-        except WorkerLost as exc:
-            self.worker = None
-            return {"lost": str(exc), "oom_killed": exc.oom_killed, "exit_code": exc.exit_code}
-        except Exception as exc:  # noqa: BLE001 - a Docker API fault: the container is unusable, say why
-            self.stop()
-            return {"lost": f"{type(exc).__name__}: {str(exc)[:300]}"}
-        return {"ok": result, "inner_s": time.perf_counter() - t}
-
-    def stop(self) -> None:
-        if self.worker is not None:
-            self.worker.close()
-            self.worker = None
 
 
 # ---------------------------------------------------------------------------- on the controller
@@ -190,7 +133,8 @@ class RayRunner(Runner):
         self._discover_lock = threading.Lock()
         self._actors: list = []                # every slot actor started, for close()
         self._events: list[tuple[str, str]] = []
-        self._digest: str | None = None
+        self._digest: str | None = None        # pinned by the manifest, or by the nodes' majority
+        self._runtime_fp: str | None = None    # runtime binary, arguments, version: the nodes' majority
         self._actor_cls = None
         self.overheads: deque[tuple[float, float]] = deque(maxlen=100_000)   # (distribution s, sandbox s) per call
 
@@ -287,31 +231,54 @@ class RayRunner(Runner):
             self._check_nodes(new, found)
 
     def _check_nodes(self, new: list[str], found: dict) -> None:
+        from ..engine import limits_for       # the limits the engine's own self-probe runs with
+        probe_limits = limits_for(self.docker_args["limits"], 30.0)
         actors = {nid: self._spawn(nid) for nid in new}
-        refs = {nid: a.check.remote(self._digest, worker_sha256()) for nid, a in actors.items()}
+        refs = {nid: a.check.remote(self._digest, probe_limits) for nid, a in actors.items()}
+        replies = {}
         for nid, ref in refs.items():
             try:
-                r = self.ray.get(ref, timeout=START_TIMEOUT_S)
+                replies[nid] = self.ray.get(ref, timeout=START_TIMEOUT_S)
             except self.ray.exceptions.RayError as exc:
-                r = {"ok": False, "label": nid[:12], "reason": f"did not answer: {str(exc).splitlines()[0][:200]}"}
-            if r["ok"] and self._digest is None:
-                self._digest = r["image_digest"]     # unpinned manifest: the first node sets the pin for all
-            if r["ok"] and r["image_digest"] != self._digest:
-                r = {**r, "ok": False, "reason": f"image digest differs: {r['image_digest']} but the run uses "
-                     f"{self._digest}"}
-            self._admit(nid, found[nid], actors[nid], r)
+                replies[nid] = {"label": nid[:12], "error": f"did not answer: {str(exc).splitlines()[0][:200]}"}
+        # what the manifest does not pin, the nodes must still share: the majority sets it for the run
+        sound = [r for r in replies.values() if "error" not in r]
+        if self._digest is None and sound:
+            self._digest = Counter(r["image_digest"] for r in sound).most_common(1)[0][0]
+        if self._runtime_fp is None and sound:
+            self._runtime_fp = Counter(r["runtime"] for r in sound).most_common(1)[0][0]
+        for nid, r in replies.items():
+            self._admit(nid, found[nid], actors[nid], r, self._judge(r))
 
-    def _admit(self, node_id: str, ray_node: dict, actor, r: dict) -> None:
-        if not r["ok"]:
+    def _judge(self, r: dict) -> str | None:
+        """Why this node may not run the manifest's candidates, or None when it may."""
+        if "error" in r:
+            return r["error"]
+        if r["worker_sha256"] != worker_sha256():
+            return (f"its passgate worker program is {r['worker_sha256'][:16]}, the controller's "
+                    f"{worker_sha256()[:16]}: install the same passgate version on every node")
+        if r["image_digest"] != self._digest:
+            return f"image digest differs: {r['image_digest']} but the run uses {self._digest}"
+        if r["runtime"] != self._runtime_fp:
+            return f"runtime differs: {r['runtime']} but the run uses {self._runtime_fp}"
+        nproc = int(self.docker_args["limits"]["nproc"])
+        bad = failed(probe_checks(r["probe"], canary=None, expected_nproc=nproc)) + failed(
+            container_checks(r["inspect"], runtime=self.runtime, image_digest=self._digest, canary=None))
+        if bad:
+            return "sandbox boundary open: " + "; ".join(f"{c.name} ({c.saw})" for c in bad)
+        return None
+
+    def _admit(self, node_id: str, ray_node: dict, actor, r: dict, refusal: str | None) -> None:
+        if refusal:
             self.ray.kill(actor)
-            self._event("node-refused", f"node {r['label']} refused: {r['reason']}")
+            self._event("node-refused", f"node {r['label']} refused: {refusal}")
             return
         capacity = max(1, min(self.per_node, int(ray_node["Resources"][SLOT_RESOURCE])))
         with self._lock:
             self._nodes[node_id] = _Node(node_id, r["label"], capacity, idle=[actor])
             self._lock.notify_all()
-        self._event("node", f"node {r['label']} accepted: {capacity} slots, {r['runtime']}, docker "
-                    f"{r['engine_version']}, image {r['image_digest']}")
+        self._event("node", f"node {r['label']} accepted: {capacity} slots; runtime {r['runtime']}; docker "
+                    f"{r['engine_version']}; image {r['image_digest']}; boundary self-probe passed")
 
     def _acquire(self) -> tuple[_Node, object]:
         """A slot on the node with the most free room: an idle actor there, or a new one."""

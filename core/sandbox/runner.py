@@ -1,7 +1,7 @@
 """The runner contract: what the engine needs from any sandbox.
 
 A runner owns a set of workers; each worker grades one candidate at a time in an isolated
-environment and answers with the raw result dict of `worker.py`. Every implementation must pass
+environment and answers with the raw result dict of the worker program (core/sandbox/program/). Every implementation must pass
 `tests/core/test_runner_conformance.py` against the real engine.
 """
 

@@ -3,7 +3,7 @@
 It mirrors the grader contract in core/model.py: the program runs in its own namespace (the
 "candidate process"); the suite runs in a grader namespace where `test_setup` ran first, then
 `candidate`, the entry point and every other name the program defines (and `test_setup` does not)
-are bound to proxies. Arguments and results cross through the real codec (core/sandbox/codec.py)
+are bound to proxies. Arguments and results cross through the real codec (core/sandbox/program/codec.py)
 and JSON text, as in the worker; a result that is not plain data comes back as an opaque handle.
 """
 
@@ -18,7 +18,7 @@ import types
 from dataclasses import dataclass
 
 from passgate.core.model import Task
-from passgate.core.sandbox.codec import NotData, decode, encode
+from passgate.core.sandbox.program.codec import NotData, decode, encode
 
 
 class Handle:

@@ -15,9 +15,8 @@ from pathlib import Path
 import passgate.core
 
 UI_PACKAGES = ("textual", "rich")
-# Programs shipped into the sandbox image and run there, never imported by the engine: importing one
-# starts it (the worker answers `ready` and serves its pipe).
-IN_CONTAINER = ("passgate.core.sandbox.worker",)
+# The sandbox worker program's parts are importable but only run inside containers.
+IN_CONTAINER: tuple[str, ...] = ()
 PROBE = """
 import importlib, sys
 for name in sys.argv[1:]:

@@ -5,7 +5,7 @@ candidate returns stays in its process and crosses as a handle ({"R": id}), so a
 ship an object whose comparison methods lie. Decoding on the grader side only ever builds
 genuine builtin values.
 
-This file is stdlib-only: it is sent into the container as source, ahead of worker.py.
+The first part of the sandbox worker program; stdlib-only. The engine's tests import it too.
 """
 
 import base64 as _b64

@@ -1,0 +1,70 @@
+"""passgate sandbox worker: PID 1 of a long-lived container, grading one candidate at a time.
+
+The last part of the program sent into the container over stdin (core/sandbox/program/); stdlib only.
+Three roles:
+
+* grader (this process, PID 1, root with SETUID/SETGID/KILL only): holds the task's test code
+  and runs it. The names `candidate` / the entry point are proxies into the candidate process.
+* zygote: forked at start-up, before any task data arrives, so its memory never holds tests or
+  expected answers. It forks each candidate process and reports its exit status and rusage.
+* candidate: forked from the zygote, own session, rlimits, dropped to an unprivileged uid, empty
+  environment, fresh scratch directory; runs the program and answers calls over a pipe.
+
+Host protocol: one JSON object per line on stdin, one reply per line on stdout, each with the
+request's `id`. Ops: ping, task, eval, probe.
+"""
+
+
+def main():
+    for s in SIGNALS_IGNORED:
+        signal.signal(s, signal.SIG_IGN)
+    grader = Grader()
+    grader.start_zygote()
+    gc.collect()
+    gc.freeze()
+    out = sys.stdout
+    out.write(json.dumps({"ready": True, "pid": os.getpid(), "uid": os.getuid(),
+                          "python": sys.version.split()[0]}) + "\n")
+    out.flush()
+    stdin = sys.stdin.buffer
+    while True:
+        line = stdin.readline()
+        if not line:
+            break
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+        except ValueError:
+            continue
+        rid = req.get("id")
+        try:
+            op = req.get("op")
+            if op == "ping":
+                res = {"pong": True}
+            elif op == "task":
+                grader.add_task(req)
+                res = {"ok": True}
+            elif op == "eval":
+                res = grader.evaluate(req)
+            elif op == "probe":
+                res = run_probe(grader, req["limits"])
+            else:
+                res = {"error": "unknown op %r" % (op,)}
+        except BaseException as exc:  # the worker must answer every request
+            import traceback
+            res = {"worker_error": "%s: %s" % (type(exc).__name__, exc),
+                   "trace": traceback.format_exc()[-2000:]}
+        res["id"] = rid
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        out.write(json.dumps(res) + "\n")
+        out.flush()
+
+
+if __name__ == "passgate_worker":   # the name the container bootstrap gives the program
+    main()

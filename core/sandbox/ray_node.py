@@ -1,0 +1,96 @@
+"""The node side of the Ray runner: what one slot actor does on its machine.
+
+A `SlotServer` is instantiated by Ray inside an actor process on one node. It drives that node's
+own Docker engine through `DockerRunner`, owns at most one sandbox container at a time, and never
+touches the record: every answer goes back to the controller as plain data, a lost container
+included, so Ray itself never sees an exception it could retry.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+
+from ..errors import PassgateError
+from .docker_runner import DockerRunner
+from .runner import WorkerLost
+
+
+def runtime_fingerprint(client, runtime: str) -> str:
+    """The runtime as this node's engine declares it: binary, arguments and the binary's version."""
+    declared = (client.info().get("Runtimes") or {}).get(runtime) or {}
+    path, args = declared.get("path", runtime), declared.get("runtimeArgs") or []
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout
+        version = version.splitlines()[0].strip() if version.strip() else "version unknown"
+    except (OSError, subprocess.SubprocessError):
+        version = "version unknown"        # e.g. a Ray worker in a pod that cannot see the host's binary
+    return " ".join([path, *args, f"({version})"])
+
+
+class SlotServer:
+    """Runs inside a Ray actor on its node: one Docker runner, at most one sandbox container."""
+
+    def __init__(self, docker_args: dict):
+        import ray
+        self.node_id = ray.get_runtime_context().get_node_id()
+        self.label = f"{socket.gethostname()}/{self.node_id[:12]}"
+        self.docker_args = docker_args
+        self.runner: DockerRunner | None = None
+        self.worker = None
+
+    def check(self, expected_digest: str | None, probe_limits: dict) -> dict:
+        """This node's engine, runtime, image digest and worker program, then the boundary self-probe
+        in a sandbox as a candidate would run. The controller judges the answer."""
+        out = {"label": self.label, "node_id": self.node_id}
+        try:
+            self.runner = DockerRunner(**self.docker_args)
+            info = self.runner.check(expected_digest)
+            out.update(image_digest=info.image_digest, worker_sha256=info.worker_sha256,
+                       engine_version=info.engine_version,
+                       runtime=runtime_fingerprint(self.runner.client, self.runner.runtime))
+        except PassgateError as exc:
+            return {**out, "error": exc.message}
+        started = self.start()
+        if "lost" in started:
+            return {**out, "error": f"cannot start a sandbox: {started['lost']}"}
+        probe = self.call("probe", probe_limits, timeout=120)
+        inspect = self.call("inspect")
+        self.stop()
+        if "lost" in probe or "lost" in inspect:
+            return {**out, "error": f"the self-probe did not finish: {probe.get('lost') or inspect.get('lost')}"}
+        return {**out, "probe": probe["ok"], "inspect": inspect["ok"]}
+
+    def start(self) -> dict:
+        """Replace this slot's container with a fresh one."""
+        self.stop()
+        try:
+            if self.runner is None:
+                self.runner = DockerRunner(**self.docker_args)
+            self.worker = self.runner.new_worker()
+        except WorkerLost as exc:
+            return {"lost": str(exc), "oom_killed": exc.oom_killed, "exit_code": exc.exit_code}
+        except PassgateError as exc:
+            return {"lost": exc.message}
+        return {"container_id": self.worker.container_id}
+
+    def call(self, op: str, *args, **kwargs) -> dict:
+        """`evaluate`, `probe` or `inspect` on the container; a lost worker comes back as data."""
+        if self.worker is None:
+            return {"lost": "this slot has no sandbox container"}
+        t = time.perf_counter()
+        try:
+            result = getattr(self.worker, op)(*args, **kwargs)
+        except WorkerLost as exc:
+            self.worker = None
+            return {"lost": str(exc), "oom_killed": exc.oom_killed, "exit_code": exc.exit_code}
+        except Exception as exc:  # noqa: BLE001 - a Docker API fault: the container is unusable, say why
+            self.stop()
+            return {"lost": f"{type(exc).__name__}: {str(exc)[:300]}"}
+        return {"ok": result, "inner_s": time.perf_counter() - t}
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
