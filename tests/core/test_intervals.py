@@ -37,6 +37,16 @@ def test_164_tasks_at_80_percent_give_about_five_points_each_side_at_half_passin
     assert 0.04 < margin < 0.06
 
 
+def test_164_tasks_at_80_percent_passing_give_about_six_points_each_side_at_the_default_level():
+    """The issue's figure: 164 single-sample tasks, 80% solved, 95% interval -> margin near 6 points."""
+    n, c = binary_tasks(164, 131)
+    ci = bootstrap_pass_at_k(n, c, Strata.from_slices(["x"] * 164), [1],
+                             IntervalSpec(level=0.95, resamples=4000, seed=4))[1]["micro"]
+    margin = (ci["ci_high"] - ci["ci_low"]) / 2
+    assert margin == pytest.approx(1.959964 * math.sqrt(0.8 * 0.2 / 164), abs=0.008)
+    assert 0.05 < margin < 0.07
+
+
 def test_one_task_many_candidates_gets_its_spread_from_the_candidate_level():
     n, c = np.array([100]), np.array([30])
     strata = Strata.from_slices(["x"])
