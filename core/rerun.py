@@ -12,7 +12,9 @@ import threading
 from typing import Callable
 
 from .boundary import container_checks, failed
-from .engine import Job, _context, _execution_row, limits_for, make_runner, task_payload
+from .dispatch import Job, limits_for, task_payload
+from .engine import _context, make_runner
+from .records import execution_row
 from .errors import BoundaryOpen, PassgateError
 from .manifest import Manifest, parse_manifest
 from .sandbox.runner import Runner, WorkerLost
@@ -70,7 +72,7 @@ def rerun_task(store: Store, run_id: str, task_id: str, *, candidate_index: int 
                 res = exc
                 worker.close()
                 worker = _checked_worker(runner, manifest, info.image_digest)
-            row = _execution_row(ctx, job, res, limits)
+            row = execution_row(ctx.run_id, ctx.manifest.execution.runtime, job, res)
             store.append("executions", [row])
             rows.append(row)
     finally:

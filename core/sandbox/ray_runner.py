@@ -44,6 +44,15 @@ def _ray():
     return ray
 
 
+def _why(exc) -> str:
+    """One line for a Ray error: the exception raised on the node when there is one."""
+    cause = getattr(exc, "cause", None)
+    if cause is not None:
+        return f"{type(cause).__name__}: {str(cause)[:300]}"
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("\t")]
+    return (" ".join(lines) or type(exc).__name__)[:300]     # without the tab-indented actor id, pid, ...
+
+
 class CapacityGone(WorkerLost):
     """No slot is free and none will be: the caller should stop asking (the engine retires a thread)."""
 
@@ -86,7 +95,7 @@ class RayWorker(Worker):
             raise self._lost(f"Ray node {self.node} did not answer within {wait_s + CALL_MARGIN_S:.0f}s",
                              kill=True) from None
         except ray.exceptions.RayError as exc:       # actor or node died
-            raise self._lost(f"Ray node {self.node} lost: {str(exc).splitlines()[0][:200]}", dead=True) from None
+            raise self._lost(f"Ray node {self.node} lost: {_why(exc)}", dead=True) from None
         if "lost" in reply:
             raise self._lost(f"on Ray node {self.node}: {reply['lost']}", oom_killed=reply.get("oom_killed", False),
                              exit_code=reply.get("exit_code"))
@@ -172,7 +181,7 @@ class RayRunner(Runner):
             raise WorkerLost(f"Ray node {node.label} did not start a sandbox within {START_TIMEOUT_S:.0f}s") from None
         except self.ray.exceptions.RayError as exc:
             self._release(node, actor, dead=True)
-            raise WorkerLost(f"Ray node {node.label} lost: {str(exc).splitlines()[0][:200]}") from None
+            raise WorkerLost(f"Ray node {node.label} lost: {_why(exc)}") from None
         if "lost" in reply:
             self._release(node, actor)
             raise WorkerLost(f"on Ray node {node.label}: {reply['lost']}")
@@ -231,16 +240,16 @@ class RayRunner(Runner):
             self._check_nodes(new, found)
 
     def _check_nodes(self, new: list[str], found: dict) -> None:
-        from ..engine import limits_for       # the limits the engine's own self-probe runs with
+        from ..dispatch import limits_for     # the limits the engine's own self-probe runs with
         probe_limits = limits_for(self.docker_args["limits"], 30.0)
         actors = {nid: self._spawn(nid) for nid in new}
-        refs = {nid: a.check.remote(self._digest, probe_limits) for nid, a in actors.items()}
-        replies = {}
-        for nid, ref in refs.items():
-            try:
-                replies[nid] = self.ray.get(ref, timeout=START_TIMEOUT_S)
-            except self.ray.exceptions.RayError as exc:
-                replies[nid] = {"label": nid[:12], "error": f"did not answer: {str(exc).splitlines()[0][:200]}"}
+        # engines first on every node, sandboxes after: one node's clean-up of dead controllers'
+        # containers must not race another's sandbox start when nodes share an engine (tests)
+        replies = self._ask({nid: a.check_engine.remote(self._digest) for nid, a in actors.items()})
+        probed = self._ask({nid: actors[nid].self_probe.remote(probe_limits) for nid, r in replies.items()
+                            if "error" not in r})
+        for nid, r in probed.items():
+            replies[nid].update(r)
         # what the manifest does not pin, the nodes must still share: the majority sets it for the run
         sound = [r for r in replies.values() if "error" not in r]
         if self._digest is None and sound:
@@ -249,6 +258,16 @@ class RayRunner(Runner):
             self._runtime_fp = Counter(r["runtime"] for r in sound).most_common(1)[0][0]
         for nid, r in replies.items():
             self._admit(nid, found[nid], actors[nid], r, self._judge(r))
+
+    def _ask(self, refs: dict) -> dict:
+        """Each node's answer; a node that fails to answer answers with the reason."""
+        replies = {}
+        for nid, ref in refs.items():
+            try:
+                replies[nid] = self.ray.get(ref, timeout=START_TIMEOUT_S)
+            except self.ray.exceptions.RayError as exc:
+                replies[nid] = {"label": nid[:12], "error": f"did not answer: {_why(exc)}"}
+        return replies
 
     def _judge(self, r: dict) -> str | None:
         """Why this node may not run the manifest's candidates, or None when it may."""

@@ -296,14 +296,13 @@ def test_repair_needs_chat_and_the_engine_check(stub, humaneval_tasks):
 
 # ------------------------------------------------------------------------------------ report
 def test_generation_section_counts_tokens_time_retries_and_errors_from_the_record(stub, humaneval_tasks, tmp_path):
-    from passgate.core.engine import _candidate_rows, _task_rows
-    from passgate.core.pipeline_inputs import Inputs
+    from passgate.core.records import candidate_rows, task_rows
     stub.error_first, stub.fail_always = 1, {"HumanEval/4"}
     manifest = make_manifest(stub.base_url, retries=1)
     cands, _ = run(manifest, humaneval_tasks)
     store = Store(tmp_path / "g.db")
-    store.save_tasks("r-test", _task_rows([humaneval_tasks[t] for t in TASK_IDS], manifest))
-    store.append("candidates", _candidate_rows("r-test", Inputs([], cands, "")))
+    store.save_tasks("r-test", task_rows([humaneval_tasks[t] for t in TASK_IDS]))
+    store.append("candidates", candidate_rows("r-test", cands))
     summary = generation_section(store.db.conn, "r-test", manifest.canonical())
     assert summary["expected"] == summary["candidates"] == 6 and summary["ok"] == 4
     assert summary["generation_error_count"] == len(summary["generation_errors"]) == 2
@@ -477,7 +476,7 @@ def test_repair_rounds_run_the_public_suite_in_the_sandbox_and_are_recorded(tmp_
 
 
 def test_the_repair_check_never_sends_protected_tests_to_the_sandbox(humaneval_tasks):
-    from passgate.core.engine import task_payload
+    from passgate.core.dispatch import task_payload
     from passgate.core.generate import SandboxPublicCheck
     seen = []
 

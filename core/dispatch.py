@@ -1,0 +1,172 @@
+"""Dispatch jobs to sandbox workers, one thread per worker, results back in arrival order.
+
+A worker that dies or hangs becomes an infra result for its job (never the model's failure) and is
+replaced; a restarting engine is waited out with backoff before that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+
+from .decide import Policy
+from .errors import PassgateError, SandboxUnavailable
+from .manifest import Manifest
+from .model import Task
+from .progress import ProgressSink
+from .sandbox.runner import Runner, WorkerLost
+
+
+@dataclass
+class Job:
+    task_id: str
+    candidate_index: int
+    purpose: str
+    attempt: int
+    program: str
+    program_sha256: str
+
+
+@dataclass
+class RunContext:
+    run_id: str
+    manifest: Manifest
+    tasks: dict[str, Task]
+    task_rows: dict[str, dict]
+    limits: dict
+    policy: Policy
+    progress: ProgressSink
+    cancel: threading.Event
+    groups: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+
+
+def limits_for(base: dict, cpu_s: float) -> dict:
+    out = dict(base)
+    out["cpu_s"] = round(cpu_s, 3)
+    out["wall_s"] = round(cpu_s * float(base["wall_factor"]) + 2.0, 3)
+    return out
+
+
+def task_payload(task: Task) -> dict:
+    body = {"task_id": task.task_id, "entry_point": task.entry_point, "test_setup": task.test_setup,
+            "public_tests": task.public_tests, "protected_tests": task.protected_tests}
+    key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
+    return {"key": key, **body}
+
+
+def new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float = 120.0):
+    """Start a worker, waiting out a restarting engine (with backoff) before calling it an infra failure."""
+    deadline = time.monotonic() + patience_s
+    delay = 0.5
+    while True:
+        try:
+            return runner.new_worker()
+        except (WorkerLost, SandboxUnavailable) as exc:
+            if getattr(exc, "capacity_gone", False) or stop.is_set() or time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 8.0)
+
+
+def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on_result=None, workers=None,
+              feed: queue.Queue | None = None, on_feed=None):
+    """Run jobs on `workers` sandbox workers in threads; yields (job, result-or-WorkerLost) in arrival order.
+
+    `on_result` may return follow-up jobs (reruns, infra retries), which go back on the queue.
+    `feed` delivers more work while running (generated candidates, turned into jobs by `on_feed`)
+    until it yields None.
+    """
+    # a multi-node runner says how many workers keep all its nodes busy
+    slots = getattr(runner, "concurrency", None) or ctx.manifest.execution.workers
+    n = max(1, min(workers or slots, len(jobs) or 1))
+    if feed is not None:
+        n = max(n, workers or slots)
+    per_candidate = ctx.manifest.execution.isolation == "candidate"
+    todo: queue.Queue = queue.Queue()
+    results: queue.Queue = queue.Queue()
+    for j in jobs:
+        todo.put(j)
+    outstanding = len(jobs)
+    stop = threading.Event()
+
+    def loop():
+        worker = None
+        try:
+            while not stop.is_set():
+                try:
+                    job = todo.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if job is None:
+                    return
+                lim = limits_of(job)
+                try:
+                    if worker is None:
+                        worker = new_worker_patiently(runner, stop)
+                    task = task_payload(ctx.tasks[job.task_id])
+                    # two suites, each with its wall budget, plus the grader's own allowance
+                    res = worker.evaluate(task, job.program, lim, timeout=float(lim["wall_s"]) * 2 + 660)
+                    res["node"], res["container_id"] = worker.node, getattr(worker, "container_id", "")
+                except WorkerLost as exc:
+                    if getattr(exc, "capacity_gone", False):   # the runner lost a slot for good: the job
+                        todo.put(job)                           # goes to another thread, this one ends
+                        return
+                    res = exc
+                    if worker is not None:
+                        worker.close()
+                    worker = None
+                except BaseException as exc:  # anything else is an evaluator fault, never the model's
+                    res = WorkerLost(f"{type(exc).__name__}: {exc}")
+                    if worker is not None:
+                        worker.close()
+                    worker = None
+                results.put((job, res))
+                if per_candidate and worker is not None:
+                    worker.close()
+                    worker = None
+        finally:
+            if worker is not None:
+                worker.close()
+
+    threads = [threading.Thread(target=loop, name=f"passgate-worker-{i}", daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+    feeding = feed is not None
+    try:
+        while outstanding or feeding:
+            if ctx.cancel.is_set():
+                break
+            while feeding:
+                try:
+                    item = feed.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    feeding = False
+                    break
+                job = on_feed(item)
+                if job is not None:
+                    todo.put(job)
+                    outstanding += 1
+            try:
+                job, res = results.get(timeout=0.2 if feeding else 0.5)
+            except queue.Empty:
+                if not any(t.is_alive() for t in threads):
+                    raise PassgateError("every sandbox worker thread stopped", title="runner failed")
+                continue
+            outstanding -= 1
+            follow = on_result(job, res) if on_result else []
+            for j in follow or []:
+                todo.put(j)
+                outstanding += 1
+            yield job, res
+    finally:
+        stop.set()
+        for _ in threads:
+            todo.put(None)
+        for t in threads:
+            t.join(timeout=60)
