@@ -40,27 +40,35 @@ class SlotServer:
         self.runner: DockerRunner | None = None
         self.worker = None
 
-    def check(self, expected_digest: str | None, probe_limits: dict) -> dict:
-        """This node's engine, runtime, image digest and worker program, then the boundary self-probe
-        in a sandbox as a candidate would run. The controller judges the answer."""
+    def check_engine(self, expected_digest: str | None) -> dict:
+        """This node's engine, runtime, image digest and worker program, as the controller will judge them."""
         out = {"label": self.label, "node_id": self.node_id}
-        try:
-            self.runner = DockerRunner(**self.docker_args)
-            info = self.runner.check(expected_digest)
-            out.update(image_digest=info.image_digest, worker_sha256=info.worker_sha256,
-                       engine_version=info.engine_version,
-                       runtime=runtime_fingerprint(self.runner.client, self.runner.runtime))
-        except PassgateError as exc:
-            return {**out, "error": exc.message}
+        for attempt in range(3):
+            try:
+                self.runner = DockerRunner(**self.docker_args)
+                info = self.runner.check(expected_digest)      # also removes sandboxes of dead controllers
+                return {**out, "image_digest": info.image_digest, "worker_sha256": info.worker_sha256,
+                        "engine_version": info.engine_version,
+                        "runtime": runtime_fingerprint(self.runner.client, self.runner.runtime)}
+            except PassgateError as exc:
+                return {**out, "error": exc.message}
+            except Exception as exc:  # noqa: BLE001 - e.g. a container removed while being listed: ask again
+                error = f"the Docker engine failed: {type(exc).__name__}: {str(exc)[:300]}"
+                time.sleep(0.5 * (attempt + 1))
+        return {**out, "error": error}
+
+    def self_probe(self, probe_limits: dict) -> dict:
+        """The boundary self-probe in a sandbox here, as a candidate would run, and the container's
+        configuration; the controller judges both."""
         started = self.start()
         if "lost" in started:
-            return {**out, "error": f"cannot start a sandbox: {started['lost']}"}
+            return {"error": f"cannot start a sandbox: {started['lost']}"}
         probe = self.call("probe", probe_limits, timeout=120)
         inspect = self.call("inspect")
         self.stop()
         if "lost" in probe or "lost" in inspect:
-            return {**out, "error": f"the self-probe did not finish: {probe.get('lost') or inspect.get('lost')}"}
-        return {**out, "probe": probe["ok"], "inspect": inspect["ok"]}
+            return {"error": f"the self-probe did not finish: {probe.get('lost') or inspect.get('lost')}"}
+        return {"probe": probe["ok"], "inspect": inspect["ok"]}
 
     def start(self) -> dict:
         """Replace this slot's container with a fresh one."""

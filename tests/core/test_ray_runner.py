@@ -24,8 +24,9 @@ from ray.cluster_utils import Cluster
 from passgate.core.engine import make_runner, resume_run, start_run
 from passgate.core.errors import SandboxUnavailable
 from passgate.core.sandbox.docker_runner import remove_stale
-from passgate.core.sandbox.ray_runner import SLOT_RESOURCE
+from passgate.core.sandbox.ray_runner import SLOT_RESOURCE, RayRunner
 from passgate.core.store import Store, verify_chain
+from tests.conftest import IMAGE, sandbox_limits
 from tests.core.enginekit import make_manifest, outcomes, write_samples
 
 pytestmark = [pytest.mark.ray, pytest.mark.docker]
@@ -170,6 +171,29 @@ def test_a_manifest_pinning_another_image_is_refused_by_every_node(tmp_path, clu
     refused = [e["message"] for e in store.rows("events", run["run_id"]) if e["kind"] == "node-refused"]
     assert {label(n) for n in cluster.worker_nodes} == {r.split()[1] for r in refused}
     assert store.count("executions", run["run_id"]) == 0
+
+
+def test_a_node_is_judged_on_its_pins_and_on_its_own_boundary_self_probe(gvisor_runner, image_digest):
+    # a real node's answer (this machine's sandbox), then the same answer with one thing changed
+    from passgate.core.engine import limits_for
+    from passgate.core.sandbox.docker_runner import worker_sha256
+    w = gvisor_runner.new_worker()
+    try:
+        probe, inspect = w.probe(limits_for(sandbox_limits(), 30.0), timeout=120), w.inspect()
+    finally:
+        w.close()
+    runner = RayRunner(address="unused", image=IMAGE, runtime="runsc", limits=sandbox_limits())
+    runner._digest, runner._runtime_fp = image_digest, "/usr/bin/runsc (runsc version X)"
+    node = {"label": "n1", "image_digest": image_digest, "worker_sha256": worker_sha256(),
+            "runtime": "/usr/bin/runsc (runsc version X)", "engine_version": "20.10", "probe": probe, "inspect": inspect}
+    assert runner._judge(node) is None
+    assert "runtime differs" in runner._judge({**node, "runtime": "/usr/bin/runsc (runsc version Y)"})
+    assert "same passgate version" in runner._judge({**node, "worker_sha256": "0" * 64})
+    assert "image digest differs" in runner._judge({**node, "image_digest": WRONG_DIGEST})
+    leaky = {**probe, "interfaces": {"value": ["lo", "eth0"]}}
+    assert "only_loopback_interface" in runner._judge({**node, "probe": leaky})
+    runc = {**inspect, "HostConfig": {**inspect["HostConfig"], "Runtime": "runc"}}
+    assert "boundary open: runtime" in runner._judge({**node, "inspect": runc})
 
 
 def count(db: Path, sql: str, *params) -> int:
