@@ -3,7 +3,7 @@
 A record of that size is written through the real Store (164 tasks x 100 candidates); the queries
 the screens run on it are timed, and the live screen is driven by 16,400 progress reports posted
 from a thread as fast as the engine's callback could emit them (a real run that size takes hours
-on this machine), while keys are pressed and their handling is timed.
+on this machine), while keys are pressed and their handling is timed against the same keys with no engine running.
 """
 
 from __future__ import annotations
@@ -111,6 +111,10 @@ async def test_keys_are_handled_while_the_engine_reports_16400_candidates(big_db
                     time.sleep(0.05)               # the real engine also waits on its sandboxes
             finished.set()
 
+        idle = []                                  # the same keys with no engine running: this machine's pace
+        for _ in range(5):
+            idle.append(await key_latency(app, "f1", "HelpScreen"))
+            await key_latency(app, "escape", "LiveRunScreen")
         flood = threading.Thread(target=engine)
         flood.start()
         latencies = []
@@ -121,7 +125,8 @@ async def test_keys_are_handled_while_the_engine_reports_16400_candidates(big_db
         assert finished.is_set()
         await settle(pilot)
         posted = [m for m in seen if isinstance(m, EngineProgress)]
-        assert max(latencies) < 0.5, latencies
+        # a shared 2-core machine can be slow at any moment: compare with its own idle pace
+        assert max(latencies) < max(0.5, 4 * max(idle)), (latencies, idle)
         assert len(posted) < 200, f"{len(posted)} progress messages for {total} candidates: the sink must throttle"
         assert f"{total}/{total}" in screen_text(app)              # the last report always lands
 
