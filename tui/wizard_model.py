@@ -62,7 +62,6 @@ BOUNDARY_STEPS: tuple[BoundaryStep, ...] = (
                  "Public benchmarks are exposed: memorised answers can inflate the score.",
                  ("clean-required", "public-only")),
 )
-STEP_BY_BOUNDARY = {s.boundary: s for s in BOUNDARY_STEPS}
 
 
 def settings_of(boundary: str) -> tuple[str, ...]:
