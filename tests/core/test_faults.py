@@ -97,3 +97,32 @@ def test_dockerd_restarted_mid_run_is_ridden_out(tmp_path, image_digest, docker_
     assert "error" not in box, box.get("error")
     store = assert_consistent(db, box["run_id"], 40)
     assert any(e["status"] == "infra_error" for e in store.rows("executions", box["run_id"]))
+
+
+OOM_THE_CONTAINER = (
+    "    import os\n"
+    "    for _ in range(6):\n"           # each child stays under its own RLIMIT_AS; together they exceed the cgroup
+    "        if os.fork() == 0:\n"
+    "            block = bytearray(700 << 20)\n"
+    "            for i in range(0, len(block), 4096):\n"
+    "                block[i] = 1\n"
+    "            import time\n"
+    "            time.sleep(60)\n"
+    "    import time\n"
+    "    time.sleep(60)\n")
+
+
+def test_a_candidate_that_ooms_its_container_is_retried_then_failed_for_memory(tmp_path, image_digest):
+    from tests.core.enginekit import make_manifest, outcomes, run, write_samples
+    s = write_samples(tmp_path / "oom.jsonl", [("HumanEval/53", OOM_THE_CONTAINER), ("HumanEval/53", "    return x + y\n")])
+    m = make_manifest(tmp_path, image_digest, ["HumanEval/53"], s,
+                      execution={"workers": 1, "limits": {"memory_mb": 1024, "container_memory_mb": 1536, "cpu_s": 20.0},
+                                 "timeout": {"calibrate": False, "floor_s": 20.0}})
+    store, run_id = run(tmp_path, m)
+    out = outcomes(store, run_id)
+    assert out[("HumanEval/53", 0)]["outcome"] == "failed"
+    assert out[("HumanEval/53", 0)]["failure_class"] == "memory_exceeded"
+    attempts = [e for e in store.rows("executions", run_id) if e["candidate_index"] == 0]
+    assert [e["status"] for e in attempts] == ["infra_error", "infra_error"] and "OOM" in attempts[0]["detail"]
+    assert out[("HumanEval/53", 1)]["outcome"] == "passed"      # the next candidate, in a fresh container
+    assert store.integrity_ok() and verify_chain(store, run_id) == []
