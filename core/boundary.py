@@ -6,6 +6,7 @@ and policy say is closed refuses the run before any candidate executes.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 from dataclasses import asdict, dataclass
 
@@ -59,8 +60,11 @@ def probe_checks(probe: dict, *, canary: str | None, expected_nproc: int, expect
     for key in ("mount", "ptrace_pid1"):
         entry = probe.get(key) or {}
         value = entry.get("value") or {}
-        ok = (not entry.get("ok")) or (isinstance(value, dict) and value.get("rc", 0) != 0)
-        checks.append(Check(f"{key}_denied", ok, f"{key}: {_err(entry)}", "credentials"))
+        refused = isinstance(value, dict) and value.get("rc", 0) != 0
+        ok = (not entry.get("ok")) or refused
+        saw = (f"refused with {errno.errorcode.get(value.get('errno'), value.get('errno'))}" if refused
+               else _err(entry))
+        checks.append(Check(f"{key}_denied", ok, f"{key}: {saw}", "credentials"))
     kill = probe.get("kill_pid1") or {}
     checks.append(Check("cannot_signal_worker", not kill.get("ok", True), f"kill(1, 0): {_err(kill)}", "processes"))
     procs = (probe.get("processes") or {}).get("value") or {}

@@ -65,12 +65,27 @@ def to_markdown(report: Mapping) -> str:
         from .generation_report import generation_lines
         lines += ["## Generation", "", "```"] + generation_lines(report["generation"]) + ["```", ""]
     lines += _omissions_md(report)
-    lines += ["## Self-probe and preflight (as recorded)", "",
-              "```json", json.dumps({"probe": report.get("probe"), "preflight": report.get("preflight")},
-                                    indent=2, default=str), "```", ""]
+    lines += _boundary_md(report)
     if report.get("whatif"):
         lines += _whatif_md(report["whatif"])
     return "\n".join(lines)
+
+
+def _boundary_md(report: Mapping) -> list[str]:
+    """The self-probe and preflight checks as recorded (the raw probe stays in the JSON export)."""
+    lines = ["## Self-probe and preflight (as recorded before any candidate ran)", ""]
+    for title, key in (("Self-probe inside the sandbox, run as a candidate", "probe"),
+                       ("Container configuration", "preflight")):
+        checks = (report.get(key) or {}).get("checks")
+        if not checks:
+            lines += [f"{title}: not recorded.", ""]
+            continue
+        failed = [c for c in checks if not c.get("ok")]
+        lines += [f"{title}: {len(checks) - len(failed)}/{len(checks)} checks pass.", ""]
+        lines += _table(["check", "boundary", "result", "saw"],
+                        [[c.get("name"), c.get("boundary"), "pass" if c.get("ok") else "FAIL", c.get("saw")]
+                         for c in checks])
+    return lines
 
 
 def _config_rows(report: Mapping) -> list[list[Any]]:
