@@ -13,7 +13,7 @@ from .errors import PassgateError
 
 # Each module exposes `register(subparsers)`; its parser sets `func(args) -> int`.
 COMMAND_MODULES = (
-    "run", "freeze", "report", "compare", "gate", "signoff", "verify", "setup", "tasks",
+    "run", "freeze", "report", "compare", "gate", "signoff", "verify", "rerun", "setup", "tasks",
 )
 
 
@@ -34,11 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv:
-        from passgate.tui.app import main as tui_main  # the console is the only UI entry point
-        return tui_main()
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:
+        # no command: the console, on the record file given by --db (or $PASSGATE_DB)
+        from passgate.tui.app import main as tui_main  # the console is the only UI entry point
+        return tui_main(["--db", args.db] if args.db else [])
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

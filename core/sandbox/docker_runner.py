@@ -77,8 +77,9 @@ def remove_stale(client) -> int:
     for c in client.containers.list(all=True, filters={"label": LABEL}):
         labels = c.labels or {}
         pid = int(labels.get("passgate.controller_pid", "0") or 0)
+        # a live controller removes its own containers (it may be starting one right now)
         alive = labels.get("passgate.host") == host and pid and _pid_alive(pid)
-        if not alive or c.status in ("exited", "dead", "created"):
+        if not alive:
             try:
                 c.remove(force=True)
                 removed += 1
