@@ -74,14 +74,15 @@ def remove_stale(client) -> int:
     """Remove containers left by controllers that are no longer alive on this host."""
     removed = 0
     host = socket.gethostname()
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        labels = c.labels or {}
+    # one list call (no per-container inspect): containers may vanish while we look
+    for c in client.api.containers(all=True, filters={"label": LABEL}):
+        labels = c.get("Labels") or {}
         pid = int(labels.get("passgate.controller_pid", "0") or 0)
         # a live controller removes its own containers (it may be starting one right now)
         alive = labels.get("passgate.host") == host and pid and _pid_alive(pid)
         if not alive:
             try:
-                c.remove(force=True)
+                client.api.remove_container(c["Id"], force=True)
                 removed += 1
             except Exception:
                 pass
