@@ -268,7 +268,8 @@ def load_manifest(path: str | Path) -> tuple[Manifest, str]:
     return parse_manifest(text, str(path)), text
 
 
-def parse_manifest(text: str, source: str = "<manifest>") -> Manifest:
+def read_located_yaml(text: str, source: str, what: str) -> tuple[Any, "_Located"]:
+    """Parse YAML keeping each key path's line, for errors that name file, line and key."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -276,12 +277,16 @@ def parse_manifest(text: str, source: str = "<manifest>") -> Manifest:
         raise ConfigError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path=source,
                           line=mark.line + 1 if mark else None) from exc
     if node is None:
-        raise ConfigError("manifest is empty", path=source)
+        raise ConfigError(f"{what} is empty", path=source)
     located = _Located()
     try:
-        data = located.convert(node, ())
+        return located.convert(node, ()), located
     except ConfigError as exc:
         raise ConfigError(str(exc).split(": ", 1)[-1], path=source, line=exc.line, field=exc.field) from None
+
+
+def parse_manifest(text: str, source: str = "<manifest>") -> Manifest:
+    data, located = read_located_yaml(text, source, "manifest")
     manifest = _build(Manifest, data, (), located.lines, source)
     _cross_check(manifest, located.lines, source)
     return manifest

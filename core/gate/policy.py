@@ -15,10 +15,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-import yaml
 
 from ..errors import ConfigError
-from ..manifest import _build, _Located  # the manifest's strict loader: same errors, same rules
+from ..manifest import _build, read_located_yaml  # the manifest's strict loader: same errors, same rules
 from .vocab import BOUNDARIES, SECURE_DEFAULT, rank, risk_rank, evidence_rank
 
 POLICY_VERSION = 1
@@ -201,19 +200,7 @@ def load_policy(name_or_path: str) -> Policy:
 
 
 def parse_policy(text: str, source: str = "<policy>", *, expect_name: str | None = None) -> Policy:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path=source,
-                          line=mark.line + 1 if mark else None) from exc
-    if node is None:
-        raise ConfigError("policy is empty", path=source)
-    located = _Located()
-    try:
-        data = located.convert(node, ())
-    except ConfigError as exc:
-        raise ConfigError(str(exc).split(": ", 1)[-1], path=source, line=exc.line, field=exc.field) from None
+    data, located = read_located_yaml(text, source, "policy")
     policy = _build(Policy, _without_loader_keys(data, located, source), (), located.lines, source)
     _validate(policy, located.lines, source, expect_name)
     digest = hashlib.sha256(text.encode()).hexdigest()

@@ -57,3 +57,13 @@ def _recv_frame(fd):
     if n > MAX_MSG:
         raise ValueError("message too large")
     return json.loads(_recv_exact(fd, n))
+
+
+def _reap_children():
+    """Collect every exited child (orphans are re-parented to PID 1 and to the zygote) without waiting."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return

@@ -56,12 +56,7 @@ def main():
             res = {"worker_error": "%s: %s" % (type(exc).__name__, exc),
                    "trace": traceback.format_exc()[-2000:]}
         res["id"] = rid
-        while True:
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
+        _reap_children()
         out.write(json.dumps(res) + "\n")
         out.flush()
 

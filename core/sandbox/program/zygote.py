@@ -116,12 +116,7 @@ def zygote_main(sock):
             os.kill(-1, signal.SIGKILL)  # every other process but PID 1 and this one: escaped daemons too
         except OSError:
             pass
-        while True:
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
+        _reap_children()
         dirty = False
         try:
             dirty = bool(os.listdir(SCRATCH))
