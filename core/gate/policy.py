@@ -15,7 +15,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-
 from ..errors import ConfigError
 from ..manifest import _build, read_located_yaml  # the manifest's strict loader: same errors, same rules
 from .vocab import BOUNDARIES, SECURE_DEFAULT, rank, risk_rank, evidence_rank
