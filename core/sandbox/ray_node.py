@@ -8,6 +8,7 @@ included, so Ray itself never sees an exception it could retry.
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import time
@@ -29,6 +30,16 @@ def runtime_fingerprint(client, runtime: str) -> str:
     return " ".join([path, *args, f"({version})"])
 
 
+def _normal_priority() -> int:
+    """Ray starts workers at niceness 15; a slot only relays, but a relay the sandboxes (niceness 0)
+    starve of CPU leaves its sandbox idle between candidates. Back to 0 when allowed; the result."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, 0)
+    except OSError:
+        pass                               # not root and no CAP_SYS_NICE: RAY_worker_niceness=0 on the node
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
 class SlotServer:
     """Runs inside a Ray actor on its node: one Docker runner, at most one sandbox container."""
 
@@ -39,6 +50,7 @@ class SlotServer:
         self.docker_args = docker_args
         self.runner: DockerRunner | None = None
         self.worker = None
+        self.niceness = _normal_priority()
 
     def check_engine(self, expected_digest: str | None) -> dict:
         """This node's engine, runtime, image digest and worker program, as the controller will judge them."""
@@ -48,7 +60,7 @@ class SlotServer:
                 self.runner = DockerRunner(**self.docker_args)
                 info = self.runner.check(expected_digest)      # also removes sandboxes of dead controllers
                 return {**out, "image_digest": info.image_digest, "worker_sha256": info.worker_sha256,
-                        "engine_version": info.engine_version,
+                        "engine_version": info.engine_version, "niceness": self.niceness,
                         "runtime": runtime_fingerprint(self.runner.client, self.runner.runtime)}
             except PassgateError as exc:
                 return {**out, "error": exc.message}

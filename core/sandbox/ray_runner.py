@@ -222,9 +222,10 @@ class RayRunner(Runner):
 
     def _spawn(self, node_id: str):
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-        # one slot resource per actor (the node's own cap), pinned to the node; Ray never restarts or retries
+        # one slot resource per actor (the node's own cap), pinned to the node; Ray never restarts or retries,
+        # and keeps no per-call task events (the record is ours; they cost CPU on every call)
         actor = self._actor_cls.options(
-            num_cpus=0, resources={SLOT_RESOURCE: 1}, max_restarts=0, max_task_retries=0,
+            num_cpus=0, resources={SLOT_RESOURCE: 1}, max_restarts=0, max_task_retries=0, enable_task_events=False,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False)).remote(self.docker_args)
         with self._lock:
             self._actors.append(actor)
@@ -296,8 +297,10 @@ class RayRunner(Runner):
         with self._lock:
             self._nodes[node_id] = _Node(node_id, r["label"], capacity, idle=[actor])
             self._lock.notify_all()
+        slow = f"; slots at niceness {r['niceness']} (start the node with RAY_worker_niceness=0)" \
+            if r["niceness"] else ""
         self._event("node", f"node {r['label']} accepted: {capacity} slots; runtime {r['runtime']}; docker "
-                    f"{r['engine_version']}; image {r['image_digest']}; boundary self-probe passed")
+                    f"{r['engine_version']}; image {r['image_digest']}; boundary self-probe passed{slow}")
 
     def _acquire(self) -> tuple[_Node, object]:
         """A slot on the node with the most free room: an idle actor there, or a new one."""
