@@ -71,6 +71,9 @@ def ensure_dockerd(reload: bool, log=print) -> None:
         return
     if not _is_root() or shutil.which("dockerd") is None:
         raise SandboxUnavailable("the Docker engine is not running; start `dockerd` as root")
+    pidfile = Path("/var/run/docker.pid")
+    if pidfile.exists() and not subprocess.run(["pidof", "dockerd"], capture_output=True).stdout.strip():
+        pidfile.unlink()   # left by a dockerd that crashed; it would refuse to start
     log("starting dockerd ...")
     logf = open("/var/log/passgate-dockerd.log", "ab")
     subprocess.Popen(["dockerd"], stdout=logf, stderr=logf, start_new_session=True)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -133,6 +134,19 @@ def _v2_evidence(db: sqlite_utils.Database) -> None:
 MIGRATIONS = [(1, _create_v1), (2, _v2_evidence)]
 
 
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch a file to WAL once; switching needs an exclusive lock that a busy handler does not wait for."""
+    for attempt in range(100):
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 99:
+                raise
+            time.sleep(0.05)
+
+
 class Store:
     """Read and append run records in one SQLite file."""
 
@@ -141,9 +155,9 @@ class Store:
         if not create and not self.path.exists():
             raise StoreError(f"no record file at {self.path}; run `passgate run` first or pass --db")
         conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=30000")
+        _use_wal(conn)
+        conn.execute("PRAGMA synchronous=NORMAL")
         self.db = sqlite_utils.Database(conn)
         self._last_hash: dict[tuple[str, str], str] = {}
         self._migrate()

@@ -3,7 +3,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
-.venv/bin/pytest "$@"
+# the dockerd crash-restart test kills the machine's Docker engine: run it on purpose, not in every run
+.venv/bin/pytest --deselect tests/core/test_faults.py::test_dockerd_restarted_mid_run_is_ridden_out "$@"
 rc=$?
 if [ "$rc" = 5 ]; then
   echo "passgate tests: pytest collected no tests; that is a failure" >&2

@@ -82,20 +82,21 @@ def _dockerd_pid() -> int | None:
 @pytest.mark.slow
 def test_dockerd_restarted_mid_run_is_ridden_out(tmp_path, image_digest, docker_client):
     db = tmp_path / "d.db"
-    t, box = run_in_thread(db, manifest(tmp_path, image_digest, n_tasks=40))
+    t, box = run_in_thread(db, manifest(tmp_path, image_digest, n_tasks=164))   # long enough to span the restart
     wait_for_outcomes(db, 8)
     pid = _dockerd_pid()
     assert pid, "dockerd is not running"
-    os.kill(pid, signal.SIGTERM)
+    os.kill(pid, signal.SIGKILL)     # a crash: the engine's API and every attach stream vanish at once
     for _ in range(200):
         if _dockerd_pid() is None:
             break
         time.sleep(0.1)
+    Path("/var/run/docker.pid").unlink(missing_ok=True)     # left behind by the crash
     log = open("/var/log/passgate-dockerd.log", "ab")
     subprocess.Popen(["dockerd"], stdout=log, stderr=log, start_new_session=True)
     t.join(400)
     assert "error" not in box, box.get("error")
-    store = assert_consistent(db, box["run_id"], 40)
+    store = assert_consistent(db, box["run_id"], 164)
     assert any(e["status"] == "infra_error" for e in store.rows("executions", box["run_id"]))
 
 
