@@ -54,6 +54,11 @@ def _proc_cpu_s(pid: str) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def controller_cpu_s() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
 def cpu_outside_sandbox_s() -> float:
     """This process's CPU plus that of every Ray process now alive on the machine."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -84,7 +89,7 @@ def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) ->
     from passgate.core.sandbox.docker_runner import docker_client
     from passgate.core.store import Store
     client = docker_client()
-    marks: list[tuple[float, float, float]] = []   # (time, CPU outside, CPU inside the sandboxes): first, last
+    marks: list[tuple] = []      # (time, CPU outside, CPU inside the sandboxes, controller CPU): first, last
     made: list = []
 
     def capture(m, run_id):
@@ -93,7 +98,8 @@ def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) ->
 
     def progress(p):
         if p.phase == "grade" and p.last and (not marks or p.done == p.total):
-            marks.append((time.perf_counter(), cpu_outside_sandbox_s(), sandbox_cpu_s(client, p.run_id)))
+            marks.append((time.perf_counter(), cpu_outside_sandbox_s(), sandbox_cpu_s(client, p.run_id),
+                          controller_cpu_s()))
     db = tmp / f"{name.replace(' ', '')}-{time.monotonic_ns()}.db"
     run_id = start_run(Store(db), manifest, runner_factory=capture, progress=progress)
     store = Store(db)
@@ -101,9 +107,10 @@ def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) ->
     n = store.count("outcomes", run_id)
     passed = store.db.execute("SELECT SUM(protected_passed) FROM outcomes WHERE run_id=?", [run_id]).fetchone()[0]
     nodes = {r[0] for r in store.db.execute("SELECT DISTINCT node FROM executions WHERE run_id=?", [run_id])}
-    (t0, c0, s0), (t1, c1, s1) = marks[0], marks[-1]
+    (t0, c0, s0, k0), (t1, c1, s1, k1) = marks[0], marks[-1]
     out = {"rate": (n - 1) / (t1 - t0), "n": n, "passed": passed, "nodes": len(nodes),
-           "cpu_ms": ((c1 - c0) - background * (t1 - t0)) / (n - 1) * 1000, "box_cpu_ms": (s1 - s0) / (n - 1) * 1000}
+           "cpu_ms": ((c1 - c0) - background * (t1 - t0)) / (n - 1) * 1000, "box_cpu_ms": (s1 - s0) / (n - 1) * 1000,
+           "controller_ms": (k1 - k0) / (n - 1) * 1000}
     over = list(getattr(made[0], "overheads", []))
     if over:
         out["call_ms"] = statistics.fmean(d for d, _ in over) * 1000      # means: a rate is a mean too
@@ -259,10 +266,10 @@ def report(results: dict[str, list[dict]], args, local_of: dict[str, str], alone
     print(f"\n{n} candidates ({args.tasks} HumanEval tasks x {args.copies}), runsc, {args.rounds} rounds, medians")
     box_cpu = med(r["box_cpu_ms"] for r in results[next(iter(local_of.values()))])
     print(f"sandbox CPU per candidate (the containers' cgroups, local x{args.workers}): {box_cpu:.1f} ms")
-    print(f"{'':16s} {'cand/s':>7s} {'vs local':>9s} | {'call +ms':>8s} {'sandbox call ms':>15s} {'ratio':>6s} | "
-          f"{'Ray CPU ms/cand':>15s} {'/ sandbox CPU':>13s}")
+    print(f"{'':16s} {'cand/s':>7s} {'controller ms':>13s} {'vs local':>9s} | {'call +ms':>8s} {'sandbox call ms':>15s} "
+          f"{'ratio':>6s} | {'Ray CPU ms/cand':>15s} {'/ sandbox CPU':>13s}")
     for name, rows in results.items():
-        line = f"{name:16s} {med(r['rate'] for r in rows):7.1f}"
+        line = f"{name:16s} {med(r['rate'] for r in rows):7.1f} {med(r['controller_ms'] for r in rows):13.2f}"
         if name in local_of:
             base = results[local_of[name]]
             slower = med(b["rate"] / r["rate"] - 1 for b, r in zip(base, rows))
@@ -270,9 +277,9 @@ def report(results: dict[str, list[dict]], args, local_of: dict[str, str], alone
             extra = med(r["cpu_ms"] - b["cpu_ms"] for b, r in zip(base, rows))
             line += f" {slower:+9.1%} | {call:8.2f} {box:15.1f} {call / box:6.1%} | {extra:15.2f} {extra / box_cpu:13.1%}"
         print(line)
-    print("vs local: the paired local run's rate over this one's, minus 1; call +ms: evaluate round trip minus the "
-          "node's\nown sandbox time (means); Ray CPU: CPU outside the sandbox per candidate, this run's minus its "
-          "local pair's.")
+    print("controller ms: CPU of the controller process (engine, record, Docker or Ray client) per candidate; vs local: "
+          "the\npaired local run's rate over this one's, minus 1; call +ms: evaluate round trip minus the node's own "
+          "sandbox time\n(means); Ray CPU: CPU outside the sandbox per candidate, this run's minus its local pair's.")
     print(f"\nthe Ray layer alone (RayWorker -> slot actor -> SlotServer.call, the sandbox answering at once, "
           f"1,000 calls):\n  {alone['rtt_ms']:.2f} ms round trip and {alone['cpu_ms']:.2f} ms CPU per candidate = "
           f"{alone['cpu_ms'] / box_cpu:.1%} of the sandbox's CPU per candidate")
