@@ -11,9 +11,10 @@ the first decided candidate to the last, which leaves out the preflight, the nod
 container starts:
 
 * cand/s: candidates decided per second; "vs local": the pair's local rate over the Ray rate, minus 1;
-* call +ms: the controller's round trip for one `evaluate`, minus the time the node's Docker
-  worker spent on it (measured inside the slot actor), next to that sandbox time (means); on a
-  machine whose cores the sandboxes keep busy, this latency is mostly waiting for a core;
+* sandbox idle: how long a node's sandbox waits between one candidate and the next (measured in
+  the slot actor), next to how long it works on one (means). This is what the round trip to the
+  controller costs the node. Two workers share each sandbox, so the next candidate is usually
+  queued on the node already;
 * Ray CPU: CPU outside the sandbox per candidate (this process plus every Ray process: GCS,
   raylets, slot actors, agents; read from /proc), minus the idle rate of the Ray daemons and minus
   the pair's local figure, beside the sandbox's CPU per candidate: the run's containers' cgroup
@@ -112,9 +113,9 @@ def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) ->
            "cpu_ms": ((c1 - c0) - background * (t1 - t0)) / (n - 1) * 1000, "box_cpu_ms": (s1 - s0) / (n - 1) * 1000,
            "controller_ms": (k1 - k0) / (n - 1) * 1000}
     over = list(getattr(made[0], "overheads", []))
-    if over:
-        out["call_ms"] = statistics.fmean(d for d, _ in over) * 1000      # means: a rate is a mean too
-        out["sandbox_ms"] = statistics.fmean(s for _, s in over) * 1000
+    if over:                                                               # means: a rate is a mean too
+        out["idle_ms"] = statistics.fmean(i for _, _, i in over if i is not None) * 1000
+        out["sandbox_ms"] = statistics.fmean(s for _, s, _ in over) * 1000
     return out
 
 
@@ -196,7 +197,7 @@ def layer_alone(cluster, calls: int = 1000) -> dict:
     for _ in range(50):
         worker.evaluate(task, program, limits, timeout=60)
     time.sleep(2)
-    background = idle_rate(5)
+    background = idle_rate(2)
     c, t = cpu_outside_sandbox_s(), time.perf_counter()
     for _ in range(calls):
         worker.evaluate(task, program, limits, timeout=60)
@@ -207,11 +208,15 @@ def layer_alone(cluster, calls: int = 1000) -> dict:
     return {"rtt_ms": wall / calls * 1000, "cpu_ms": cpu / calls * 1000}
 
 
-def idle_rate(seconds: float = 15.0) -> float:
-    """CPU seconds per second the Ray daemons (and this process) use while nothing runs."""
-    c, t = cpu_outside_sandbox_s(), time.perf_counter()
-    time.sleep(seconds)
-    return (cpu_outside_sandbox_s() - c) / (time.perf_counter() - t)
+def idle_rate(seconds: float = 5.0, samples: int = 3) -> float:
+    """CPU seconds per second the Ray daemons (and this process) use while nothing runs: the least of a
+    few samples, so that a daemon still starting up or a neighbour's burst is not taken for the idle rate."""
+    rates = []
+    for _ in range(samples):
+        c, t = cpu_outside_sandbox_s(), time.perf_counter()
+        time.sleep(seconds)
+        rates.append((cpu_outside_sandbox_s() - c) / (time.perf_counter() - t))
+    return min(rates)
 
 
 def main() -> int:
@@ -266,20 +271,21 @@ def report(results: dict[str, list[dict]], args, local_of: dict[str, str], alone
     print(f"\n{n} candidates ({args.tasks} HumanEval tasks x {args.copies}), runsc, {args.rounds} rounds, medians")
     box_cpu = med(r["box_cpu_ms"] for r in results[next(iter(local_of.values()))])
     print(f"sandbox CPU per candidate (the containers' cgroups, local x{args.workers}): {box_cpu:.1f} ms")
-    print(f"{'':16s} {'cand/s':>7s} {'controller ms':>13s} {'vs local':>9s} | {'call +ms':>8s} {'sandbox call ms':>15s} "
-          f"{'ratio':>6s} | {'Ray CPU ms/cand':>15s} {'/ sandbox CPU':>13s}")
+    print(f"{'':16s} {'cand/s':>7s} {'controller ms':>13s} {'vs local':>9s} | {'sandbox idle ms':>15s} "
+          f"{'busy ms':>8s} {'ratio':>6s} | {'Ray CPU ms/cand':>15s} {'/ sandbox CPU':>13s}")
     for name, rows in results.items():
         line = f"{name:16s} {med(r['rate'] for r in rows):7.1f} {med(r['controller_ms'] for r in rows):13.2f}"
         if name in local_of:
             base = results[local_of[name]]
             slower = med(b["rate"] / r["rate"] - 1 for b, r in zip(base, rows))
-            call, box = med(r["call_ms"] for r in rows), med(r["sandbox_ms"] for r in rows)
+            idle, box = med(r["idle_ms"] for r in rows), med(r["sandbox_ms"] for r in rows)
             extra = med(r["cpu_ms"] - b["cpu_ms"] for b, r in zip(base, rows))
-            line += f" {slower:+9.1%} | {call:8.2f} {box:15.1f} {call / box:6.1%} | {extra:15.2f} {extra / box_cpu:13.1%}"
+            line += f" {slower:+9.1%} | {idle:15.2f} {box:8.1f} {idle / box:6.1%} | {extra:15.2f} {extra / box_cpu:13.1%}"
         print(line)
     print("controller ms: CPU of the controller process (engine, record, Docker or Ray client) per candidate; vs local: "
-          "the\npaired local run's rate over this one's, minus 1; call +ms: evaluate round trip minus the node's own "
-          "sandbox time\n(means); Ray CPU: CPU outside the sandbox per candidate, this run's minus its local pair's.")
+          "the\npaired local run's rate over this one's, minus 1; sandbox idle / busy: a node's sandbox between "
+          "candidates / on one\n(means); Ray CPU: CPU outside the sandbox per candidate, this run's minus its local "
+          "pair's.")
     print(f"\nthe Ray layer alone (RayWorker -> slot actor -> SlotServer.call, the sandbox answering at once, "
           f"1,000 calls):\n  {alone['rtt_ms']:.2f} ms round trip and {alone['cpu_ms']:.2f} ms CPU per candidate = "
           f"{alone['cpu_ms'] / box_cpu:.1%} of the sandbox's CPU per candidate")

@@ -55,7 +55,7 @@ def make_runner(manifest: Manifest, run_id: str, *, ray_address: str | None = No
     address = ray_address or ex.ray_address
     if address:
         from .sandbox.ray_runner import RayRunner
-        return RayRunner(address=address, per_node=ex.workers, **args)
+        return RayRunner(address=address, per_node=ex.workers, isolation=ex.isolation, **args)
     from .sandbox.docker_runner import DockerRunner
     return DockerRunner(**args)
 

@@ -51,6 +51,7 @@ class SlotServer:
         self.runner: DockerRunner | None = None
         self.worker = None
         self.niceness = _normal_priority()
+        self._last_end: float | None = None        # when the sandbox last finished a candidate
 
     def check_engine(self, expected_digest: str | None) -> dict:
         """This node's engine, runtime, image digest and worker program, as the controller will judge them."""
@@ -82,6 +83,12 @@ class SlotServer:
             return {"error": f"the self-probe did not finish: {probe.get('lost') or inspect.get('lost')}"}
         return {"probe": probe["ok"], "inspect": inspect["ok"]}
 
+    def ensure(self) -> dict:
+        """This slot's container, started if it has none (its workers share it)."""
+        if self.worker is None:
+            return self.start()
+        return {"container_id": self.worker.container_id}
+
     def start(self) -> dict:
         """Replace this slot's container with a fresh one."""
         self.stop()
@@ -100,17 +107,20 @@ class SlotServer:
         if self.worker is None:
             return {"lost": "this slot has no sandbox container"}
         t = time.perf_counter()
+        idle = t - self._last_end if self._last_end is not None and op == "evaluate" else None
         try:
             result = getattr(self.worker, op)(*args, **kwargs)
         except WorkerLost as exc:
-            self.worker = None
+            self.worker, self._last_end = None, None
             return {"lost": str(exc), "oom_killed": exc.oom_killed, "exit_code": exc.exit_code}
         except Exception as exc:  # noqa: BLE001 - a Docker API fault: the container is unusable, say why
             self.stop()
             return {"lost": f"{type(exc).__name__}: {str(exc)[:300]}"}
-        return {"ok": result, "inner_s": time.perf_counter() - t}
+        self._last_end = time.perf_counter()
+        return {"ok": result, "inner_s": self._last_end - t, "idle_s": idle, "container_id": self.worker.container_id}
 
     def stop(self) -> None:
+        self._last_end = None
         if self.worker is not None:
             self.worker.close()
             self.worker = None

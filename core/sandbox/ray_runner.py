@@ -33,6 +33,7 @@ SLOT_RESOURCE = "passgate_sandbox"
 START_TIMEOUT_S = 180.0        # actor scheduling + container start on a busy node
 CALL_MARGIN_S = 60.0           # beyond the worker's own deadline before a node counts as hung
 SLOT_WAIT_S = 2.0              # how long new_worker waits for a slot another worker is releasing
+PIPELINE = 2                   # workers per sandbox (isolation "shard"): the next candidate waits on the node
 
 
 def _ray():
@@ -61,50 +62,67 @@ class CapacityGone(WorkerLost):
 
 # ---------------------------------------------------------------------------- on the controller
 @dataclass
+class _Slot:
+    """One slot actor (one sandbox at a time) and how many workers are bound to it."""
+
+    actor: object
+    node: "_Node"
+    lanes: int = 0
+    dead: bool = False
+
+
+@dataclass
 class _Node:
     node_id: str
     label: str
-    capacity: int
-    idle: list = field(default_factory=list)      # actors with no worker bound
-    busy: int = 0
+    capacity: int                                   # sandboxes at once
+    slots: list[_Slot] = field(default_factory=list)
     alive: bool = True
 
-    @property
-    def free(self) -> int:
-        return self.capacity - self.busy if self.alive else 0
+    def live(self) -> list[_Slot]:
+        return [s for s in self.slots if not s.dead]
+
+    def room(self, depth: int) -> int:
+        """Workers this node can still take: lanes free on its slots and on slots it may still start."""
+        if not self.alive:
+            return 0
+        live = self.live()
+        return (self.capacity - len(live)) * depth + sum(depth - s.lanes for s in live)
 
 
 class RayWorker(Worker):
     """The engine's handle on one slot actor; `node` is the Ray node's label."""
 
-    def __init__(self, runner: "RayRunner", node: _Node, actor, container_id: str):
-        self.runner, self._node, self._actor = runner, node, actor
-        self.node = node.label
+    def __init__(self, runner: "RayRunner", slot: _Slot, container_id: str):
+        self.runner, self._slot = runner, slot
+        self.node = slot.node.label
         self.container_id = container_id
         self.worker_id = container_id[:12]
 
     def _call(self, op: str, *args, wait_s: float, **kwargs):
-        if self._actor is None:
+        slot = self._slot
+        if slot is None:
             raise WorkerLost("this worker was closed")
         ray = self.runner.ray
+        wait_s = wait_s * self.runner.depth + CALL_MARGIN_S     # a sibling's candidate may run first
         t = time.perf_counter()
-        ref = self._actor.call.remote(op, *args, **kwargs)
+        ref = slot.actor.call.remote(op, *args, **kwargs)
         try:
-            reply = ray.get(ref, timeout=wait_s + CALL_MARGIN_S)
+            reply = ray.get(ref, timeout=wait_s)
         except ray.exceptions.GetTimeoutError:
-            raise self._lost(f"Ray node {self.node} did not answer within {wait_s + CALL_MARGIN_S:.0f}s",
-                             kill=True) from None
+            raise self._lost(f"Ray node {self.node} did not answer within {wait_s:.0f}s", kill=True) from None
         except ray.exceptions.RayError as exc:       # actor or node died
             raise self._lost(f"Ray node {self.node} lost: {_why(exc)}", dead=True) from None
         if "lost" in reply:
             raise self._lost(f"on Ray node {self.node}: {reply['lost']}", oom_killed=reply.get("oom_killed", False),
                              exit_code=reply.get("exit_code"))
-        self.runner._note_overhead(time.perf_counter() - t - reply["inner_s"], reply["inner_s"])
+        self.runner._note(time.perf_counter() - t - reply["inner_s"], reply["inner_s"], reply.get("idle_s"))
+        self.container_id = reply["container_id"]     # a sibling may have replaced a lost sandbox
         return reply["ok"]
 
     def _lost(self, message: str, *, dead: bool = False, kill: bool = False, **kw) -> WorkerLost:
-        actor, self._actor = self._actor, None
-        self.runner._release(self._node, actor, dead=dead, kill=kill)
+        slot, self._slot = self._slot, None
+        self.runner._release(slot, dead=dead, kill=kill)
         exc = WorkerLost(message, **kw)
         exc.node = self.node            # the record names the node of an infra attempt too
         return exc
@@ -119,18 +137,20 @@ class RayWorker(Worker):
         return self._call("inspect", wait_s=60)
 
     def close(self) -> None:
-        actor, self._actor = self._actor, None
-        if actor is not None:
-            actor.stop.remote()         # ordered before any later call on this actor
-            self.runner._release(self._node, actor)
+        slot, self._slot = self._slot, None
+        if slot is not None:
+            self.runner._release(slot)
 
 
 class RayRunner(Runner):
     """Workers as slot actors on the nodes of a Ray cluster, each running the local Docker runner."""
 
     def __init__(self, *, address: str, image: str, runtime: str, limits: dict, seeds: dict | None = None,
-                 run_label: str = "", per_node: int = 2):
+                 run_label: str = "", per_node: int = 2, isolation: str = "shard"):
         self.address, self.per_node = address, per_node
+        # a sandbox per candidate admits one worker per sandbox; a shard's sandbox takes the next
+        # candidate from a second worker the moment the first is done, with no round trip between
+        self.depth = PIPELINE if isolation == "shard" else 1
         self.image, self.runtime = image, runtime
         self.docker_args = {"image": image, "runtime": runtime, "limits": dict(limits), "seeds": dict(seeds or {}),
                             "run_label": run_label}
@@ -145,14 +165,15 @@ class RayRunner(Runner):
         self._digest: str | None = None        # pinned by the manifest, or by the nodes' majority
         self._runtime_fp: str | None = None    # runtime binary, arguments, version: the nodes' majority
         self._actor_cls = None
-        self.overheads: deque[tuple[float, float]] = deque(maxlen=100_000)   # (distribution s, sandbox s) per call
+        # per call: (round trip minus the sandbox's time, the sandbox's time, its idle time before the call) in s
+        self.overheads: deque[tuple[float, float, float | None]] = deque(maxlen=100_000)
 
     # ---- Runner API -----------------------------------------------------------------
     @property
     def concurrency(self) -> int:
-        """Slots across accepted nodes: how many engine threads keep the cluster busy."""
+        """Workers across accepted nodes: how many engine threads keep every sandbox busy."""
         with self._lock:
-            return sum(n.capacity for n in self._nodes.values() if n.alive)
+            return sum(n.capacity for n in self._nodes.values() if n.alive) * self.depth
 
     def check(self, expected_digest: str | None = None) -> RunnerInfo:
         self._connect()
@@ -173,25 +194,26 @@ class RayRunner(Runner):
                           extra={"nodes": [n.label for n in nodes]})
 
     def new_worker(self) -> RayWorker:
-        node, actor = self._acquire()
+        slot = self._acquire()
         try:
-            reply = self.ray.get(actor.start.remote(), timeout=START_TIMEOUT_S)
+            reply = self.ray.get(slot.actor.ensure.remote(), timeout=START_TIMEOUT_S)
         except self.ray.exceptions.GetTimeoutError:
-            self._release(node, actor, kill=True)
-            raise WorkerLost(f"Ray node {node.label} did not start a sandbox within {START_TIMEOUT_S:.0f}s") from None
+            self._release(slot, kill=True)
+            raise WorkerLost(f"Ray node {slot.node.label} did not start a sandbox within {START_TIMEOUT_S:.0f}s") \
+                from None
         except self.ray.exceptions.RayError as exc:
-            self._release(node, actor, dead=True)
-            raise WorkerLost(f"Ray node {node.label} lost: {_why(exc)}") from None
+            self._release(slot, dead=True)
+            raise WorkerLost(f"Ray node {slot.node.label} lost: {_why(exc)}") from None
         if "lost" in reply:
-            self._release(node, actor)
-            raise WorkerLost(f"on Ray node {node.label}: {reply['lost']}")
-        return RayWorker(self, node, actor, reply["container_id"])
+            self._release(slot)
+            raise WorkerLost(f"on Ray node {slot.node.label}: {reply['lost']}")
+        return RayWorker(self, slot, reply["container_id"])
 
     def close(self) -> None:
         with self._lock:
             actors, self._actors = self._actors, []
             for n in self._nodes.values():
-                n.idle.clear()
+                n.slots.clear()
         if self.ray is None:
             return
         # remove the containers first (a dead node's went with it), then end the actors
@@ -295,25 +317,26 @@ class RayRunner(Runner):
             return
         capacity = max(1, min(self.per_node, int(ray_node["Resources"][SLOT_RESOURCE])))
         with self._lock:
-            self._nodes[node_id] = _Node(node_id, r["label"], capacity, idle=[actor])
+            node = self._nodes[node_id] = _Node(node_id, r["label"], capacity)
+            node.slots.append(_Slot(actor, node))
             self._lock.notify_all()
         slow = f"; slots at niceness {r['niceness']} (start the node with RAY_worker_niceness=0)" \
             if r["niceness"] else ""
         self._event("node", f"node {r['label']} accepted: {capacity} slots; runtime {r['runtime']}; docker "
                     f"{r['engine_version']}; image {r['image_digest']}; boundary self-probe passed{slow}")
 
-    def _acquire(self) -> tuple[_Node, object]:
-        """A slot on the node with the most free room: an idle actor there, or a new one."""
+    def _acquire(self) -> _Slot:
+        """A worker's place on the node with the most room: a slot with no worker, else a new slot
+        while the node may start one, else the least-shared slot."""
         deadline = time.monotonic() + SLOT_WAIT_S
         rediscovered = False
         with self._lock:
             while True:
-                room = [n for n in self._nodes.values() if n.free > 0]
+                room = [n for n in self._nodes.values() if n.room(self.depth) > 0]
                 if room:
-                    node = max(room, key=lambda n: (n.free, bool(n.idle)))
-                    node.busy += 1
-                    actor = node.idle.pop() if node.idle else None
-                    break
+                    slot = self._slot_on(max(room, key=lambda n: n.room(self.depth)))
+                    slot.lanes += 1
+                    return slot
                 left = deadline - time.monotonic()
                 if left > 0:
                     self._lock.wait(left)
@@ -326,27 +349,40 @@ class RayRunner(Runner):
                     self._discover()          # a replacement node may have joined
                 finally:
                     self._lock.acquire()
-        return node, actor if actor is not None else self._spawn(node.node_id)
 
-    def _release(self, node: _Node, actor, *, dead: bool = False, kill: bool = False) -> None:
+    def _slot_on(self, node: _Node) -> _Slot:
+        live = node.live()
+        empty = [s for s in live if s.lanes == 0]
+        if empty:
+            return empty[0]
+        if len(live) < node.capacity:
+            node.slots.append(_Slot(self._spawn(node.node_id), node))
+            return node.slots[-1]
+        return min((s for s in live if s.lanes < self.depth), key=lambda s: s.lanes)
+
+    def _release(self, slot: _Slot, *, dead: bool = False, kill: bool = False) -> None:
+        node = slot.node
         if dead and node.alive and not self._node_alive(node.node_id):
             node.alive = False
             self._event("node", f"node {node.label} lost mid-run: its unfinished candidates are re-dispatched "
                         "as infra retries")
-        if kill and actor is not None:
-            self.ray.kill(actor)
+        if kill:
+            self.ray.kill(slot.actor)
         with self._lock:
-            node.busy -= 1
-            if node.alive and not (dead or kill) and actor is not None:
-                node.idle.append(actor)
+            slot.lanes -= 1
+            slot.dead = slot.dead or dead or kill
+            if slot.lanes == 0 and not slot.dead:
+                # the last worker gone, its sandbox goes too; submitted under the lock, so before the
+                # `ensure` of any worker that takes this slot next
+                slot.actor.stop.remote()
             self._lock.notify_all()
 
     def _node_alive(self, node_id: str) -> bool:
         return any(n["NodeID"] == node_id and n.get("Alive") for n in self.ray.nodes())
 
-    def _note_overhead(self, distribution_s: float, sandbox_s: float) -> None:
+    def _note(self, distribution_s: float, sandbox_s: float, idle_s: float | None) -> None:
         with self._lock:
-            self.overheads.append((distribution_s, sandbox_s))
+            self.overheads.append((distribution_s, sandbox_s, idle_s))
 
     def _event(self, kind: str, message: str) -> None:
         with self._lock:

@@ -94,6 +94,12 @@ def test_the_same_manifest_gives_identical_verdicts_locally_and_on_three_ray_nod
     nodes = {label(n) for n in cluster.worker_nodes}
     assert {e["node"] for e in executions} == nodes
     assert all(e["status"] == "ok" for e in executions)
+    # per-node concurrency: twelve workers, yet never more than `workers: 2` sandboxes on a node
+    sandboxes = {}
+    for e in executions:
+        if e["purpose"] == "grade":
+            sandboxes.setdefault(e["node"], set()).add(e["container_id"])
+    assert all(len(ids) <= 2 for ids in sandboxes.values()), sandboxes
     assert any(e["purpose"] == "timeout_recheck" for e in executions)
     # results were written as they arrived: progress counted up one decision at a time
     done = [p.done for p in seen if p.phase == "grade" and p.last]
