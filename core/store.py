@@ -21,7 +21,7 @@ import sqlite_utils
 
 from .errors import RunNotFound, StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
@@ -131,7 +131,20 @@ def _v2_evidence(db: sqlite_utils.Database) -> None:
                    f"BEGIN SELECT RAISE(ABORT, 'evidence rows are append-only'); END")
 
 
-MIGRATIONS = [(1, _create_v1), (2, _v2_evidence)]
+def _v3_report_indexes(db: sqlite_utils.Database) -> None:
+    """v3: covering indexes for the report's grouped scans: a report reads each index in key order
+    and never visits the table rows (tests/core/test_store.py checks the query plans)."""
+    db.execute("CREATE INDEX IF NOT EXISTS outcomes_report ON outcomes (run_id, task_id, candidate_index, "
+               "outcome, failure_class, public_passed, protected_passed, cpu_s)")
+    db.execute("CREATE INDEX IF NOT EXISTS candidates_report ON candidates (run_id, task_id, candidate_index, "
+               "prompt_tokens, completion_tokens, mean_logprob)")
+    db.execute("CREATE INDEX IF NOT EXISTS executions_report ON executions (run_id, task_id, candidate_index, "
+               "wall_s, cpu_s, status, purpose, failure_class)")
+    # the covering index starts with the same columns, so the v1 index is redundant
+    db.execute("DROP INDEX IF EXISTS idx_executions_run_id_task_id_candidate_index")
+
+
+MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

@@ -93,10 +93,36 @@ def test_a_version_1_file_is_migrated_in_place(tmp_path):
     path = tmp_path / "old.db"
     s = Store(path)
     s.db.execute("DROP TABLE evidence")
+    for index in ("outcomes_report", "candidates_report", "executions_report"):
+        s.db.execute(f"DROP INDEX {index}")
+    s.db.execute("CREATE INDEX idx_executions_run_id_task_id_candidate_index "
+                 "ON executions (run_id, task_id, candidate_index)")
     s.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == SCHEMA_VERSION == 2
+    assert s.schema_version() == SCHEMA_VERSION == 3
     assert "evidence" in s.db.table_names() and "cpu_total_s" in s.db["executions"].columns_dict
+    indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"outcomes_report", "candidates_report", "executions_report"} <= indexes
+    assert "idx_executions_run_id_task_id_candidate_index" not in indexes
     s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
     s.seal("r1", "start", runtime="runsc")     # the new chain works on the migrated file
+
+
+def test_the_reports_grouped_scans_read_covering_indexes_in_key_order(tmp_path):
+    """A million-row report stays fast only while each scan reads an index alone and needs no sort."""
+    from passgate.core.report_data import Rescore, load_records
+    s = Store(tmp_path / "r.db")
+    s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
+    s.append("executions", [exec_row("r1", i) for i in range(3)])
+    seen = []
+    s.db.conn.set_trace_callback(seen.append)
+    for rescore in (Rescore(), Rescore(max_candidates=1), Rescore(cpu_limit_s=0.5), Rescore(cpu_limit_factor=2.0)):
+        load_records(s, "r1", rescore, parallel=False)
+    s.db.conn.set_trace_callback(None)
+    scans = [q for q in seen if "GROUP BY" in q and "json_each" not in q]
+    assert {t for q in scans for t in ("outcomes", "candidates", "executions") if f"FROM {t}" in q} == \
+           {"outcomes", "candidates", "executions"}
+    for sql in scans:
+        plan = " | ".join(r[3] for r in s.db.conn.execute("EXPLAIN QUERY PLAN " + sql))
+        assert "COVERING INDEX" in plan and "TEMP B-TREE" not in plan, (sql, plan)
