@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 
 from .decide import Policy
-from .errors import PassgateError, SandboxUnavailable
+from .errors import EngineLost, PassgateError, SandboxUnavailable
 from .manifest import Manifest
 from .model import Task
 from .progress import ProgressSink
@@ -58,9 +58,16 @@ def task_payload(task: Task) -> dict:
     return {"key": key, **body}
 
 
-def new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float = 120.0):
-    """Start a worker, waiting out a restarting engine (with backoff) before calling it an infra failure."""
-    deadline = time.monotonic() + patience_s
+ENGINE_PATIENCE_S = 120.0   # how long a worker waits for a sandbox to start before the run stops
+
+
+class NoSandbox(Exception):
+    """No sandbox could be started within the patience: the engine is down, not the candidate."""
+
+
+def new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float | None = None):
+    """Start a worker, waiting out a restarting engine (with backoff) before giving up."""
+    deadline = time.monotonic() + (ENGINE_PATIENCE_S if patience_s is None else patience_s)
     delay = 0.5
     while True:
         try:
@@ -104,9 +111,17 @@ def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on_
                 if job is None:
                     return
                 lim = limits_of(job)
-                try:
-                    if worker is None:
+                if worker is None:
+                    try:
                         worker = new_worker_patiently(runner, stop)
+                    except Exception as exc:  # noqa: BLE001 - whatever the engine said, it is said once, below
+                        if getattr(exc, "capacity_gone", False):   # the runner lost a slot for good: the job
+                            todo.put(job)                           # goes to another thread, this one ends
+                            return
+                        # nothing ran: the job is not an attempt, and the run stops to be resumed later
+                        results.put((job, NoSandbox(f"{type(exc).__name__}: {exc}")))
+                        return
+                try:
                     task = task_payload(ctx.tasks[job.task_id])
                     # two suites, each with its wall budget, plus the grader's own allowance
                     res = worker.evaluate(task, job.program, lim, timeout=float(lim["wall_s"]) * 2 + 660)
@@ -158,6 +173,11 @@ def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on_
                 if not any(t.is_alive() for t in threads):
                     raise PassgateError("every sandbox worker thread stopped", title="runner failed")
                 continue
+            if isinstance(res, NoSandbox):
+                raise EngineLost(
+                    f"no sandbox could be started for {ENGINE_PATIENCE_S:.0f} s ({res}). The run stopped; every "
+                    "verdict recorded so far is kept. Once the engine is back (`passgate setup` starts dockerd), "
+                    "`passgate run --resume RUN_ID` continues with the candidates not yet decided")
             outstanding -= 1
             follow = on_result(job, res) if on_result else []
             for j in follow or []:

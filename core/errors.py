@@ -49,6 +49,13 @@ class SandboxUnavailable(PassgateError):
     title = "sandbox unavailable"
 
 
+class EngineLost(SandboxUnavailable):
+    """The engine went away mid-run and stayed away: the run failed, and its record resumes."""
+
+    title = "sandbox engine unreachable"
+    exit_code = 1
+
+
 class BoundaryOpen(PassgateError):
     """The self-probe or preflight found a boundary open that the manifest says is closed."""
 

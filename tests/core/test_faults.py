@@ -79,6 +79,23 @@ def _dockerd_pid() -> int | None:
     return int(out[0]) if out else None
 
 
+def _containerd_pid() -> int | None:
+    try:
+        return int(Path("/var/run/docker/containerd/containerd.pid").read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _wait_gone(pid: int | None, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while pid and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+
+
 @pytest.mark.slow
 def test_dockerd_restarted_mid_run_is_ridden_out(tmp_path, image_digest, docker_client):
     db = tmp_path / "d.db"
@@ -87,17 +104,50 @@ def test_dockerd_restarted_mid_run_is_ridden_out(tmp_path, image_digest, docker_
     pid = _dockerd_pid()
     assert pid, "dockerd is not running"
     os.kill(pid, signal.SIGKILL)     # a crash: the engine's API and every attach stream vanish at once
-    for _ in range(200):
-        if _dockerd_pid() is None:
-            break
-        time.sleep(0.1)
-    Path("/var/run/docker.pid").unlink(missing_ok=True)     # left behind by the crash
-    log = open("/var/log/passgate-dockerd.log", "ab")
-    subprocess.Popen(["dockerd"], stdout=log, stderr=log, start_new_session=True)
+    _wait_gone(pid)
+    _wait_gone(_containerd_pid())    # dockerd's own containerd goes down after it; a new one needs its socket
+    from passgate.core.setup_env import ensure_dockerd
+    time.sleep(5)                    # the run meets the dead engine first
+    ensure_dockerd(reload=False, log=lambda _: None)   # as `passgate setup` would: clears the stale pid file
     t.join(400)
     assert "error" not in box, box.get("error")
     store = assert_consistent(db, box["run_id"], 164)
     assert any(e["status"] == "infra_error" for e in store.rows("executions", box["run_id"]))
+
+
+@pytest.mark.slow
+def test_a_run_whose_engine_stays_down_stops_and_resumes_once_it_is_back(tmp_path, image_digest, monkeypatch):
+    from passgate.core import dispatch
+    from passgate.core.engine import resume_run
+    from passgate.core.errors import EngineLost
+    from passgate.core.setup_env import ensure_dockerd
+    monkeypatch.setattr(dispatch, "ENGINE_PATIENCE_S", 10.0)
+    db = tmp_path / "g.db"
+    t, box = run_in_thread(db, manifest(tmp_path, image_digest, n_tasks=164))
+    wait_for_outcomes(db, 8)
+    pid = _dockerd_pid()
+    assert pid, "dockerd is not running"
+    os.kill(pid, signal.SIGKILL)
+    _wait_gone(pid)
+    _wait_gone(_containerd_pid())
+    t.join(120)
+    try:
+        assert not t.is_alive(), "the run kept waiting for an engine that stayed down"
+        assert isinstance(box.get("error"), EngineLost) and box["error"].exit_code == 1, box
+        assert "--resume" in box["error"].message
+    finally:
+        ensure_dockerd(reload=False, log=lambda _: None)
+    store = Store(db)
+    (run,) = store.runs()
+    assert run["status"] == "failed" and "no sandbox could be started" in run["error"]
+    decided = store.count("outcomes", run["run_id"])
+    assert 8 <= decided < 164
+    # the jobs that found no sandbox were never attempts: only the calls in flight were lost
+    lost = [e for e in store.rows("executions", run["run_id"]) if e["status"] == "infra_error"]
+    assert 1 <= len(lost) <= 4, lost         # the calls in flight when the engine died, not one per waiting job
+    store.close()
+    resume_run(Store(db), run["run_id"])
+    assert_consistent(db, run["run_id"], 164)
 
 
 OOM_THE_CONTAINER = (

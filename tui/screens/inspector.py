@@ -22,6 +22,10 @@ MAX_ROWS = 2000                # beyond this the list asks for a filter (a run c
 SHOW_CHOICES = [("not passed", "failures"), ("model failures", "model"), ("infra / excluded", "infra"),
                 ("every candidate", "all")]
 INFRA = ("infra_error", "excluded")
+# the failures list: (label, widest it gets); widths are set from the rows, so a list never shows
+# columns cut to their headings while the table has yet to measure its cells
+FAILURE_COLUMNS = (("task", 16), ("#", 4), ("slice", 12), ("outcome", 11), ("class", 17), ("tries", 5),
+                   ("detail", 60))
 
 
 def load_outcomes(store, run_id: str, show: str) -> list[dict]:
@@ -76,7 +80,7 @@ class InspectorScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id}"
-        self.query_one("#failures", DataTable).add_columns("task", "#", "slice", "outcome", "class", "tries", "detail")
+        self.query_one("#failures", DataTable).add_columns(*(label for label, _ in FAILURE_COLUMNS))
         self.query_one("#attempts", DataTable).add_columns(
             "try", "purpose", "status", "public", "protected", "class", "cpu s", "wall s", "RSS MiB", "out B",
             "container")
@@ -123,12 +127,18 @@ class InspectorScreen(RecordScreen):
 
     def _fill(self) -> None:
         table = self.query_one("#failures", DataTable)
-        table.clear()
         visible = self._visible()
+        rows = []
         for r in visible[:MAX_ROWS]:
             detail = (r["detail"] or r["reason"] or "").strip().splitlines()
-            table.add_row(r["task_id"], r["candidate_index"], r["slice"], r["outcome"], r["failure_class"] or "",
-                          r["attempts"], detail[-1][:60] if detail else "", key=f"{r['task_id']}|{r['candidate_index']}")
+            rows.append(((r["task_id"], r["candidate_index"], r["slice"], r["outcome"], r["failure_class"] or "",
+                          r["attempts"], detail[-1][:60] if detail else ""), f"{r['task_id']}|{r['candidate_index']}"))
+        table.clear(columns=True)
+        for i, (label, widest) in enumerate(FAILURE_COLUMNS):
+            width = max([len(label)] + [len(str(cells[i])) for cells, _ in rows])
+            table.add_column(label, width=min(width, widest))
+        for cells, key in rows:
+            table.add_row(*cells, key=key)
         more = f" (showing {MAX_ROWS}; filter to narrow)" if len(visible) > MAX_ROWS else ""
         self.query_one("#failures-count", Static).update(f"{len(visible)} candidates{more}")
 
