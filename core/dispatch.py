@@ -1,7 +1,8 @@
 """Dispatch jobs to sandbox workers, one thread per worker, results back in arrival order.
 
 A worker that dies or hangs becomes an infra result for its job (never the model's failure) and is
-replaced; a restarting engine is waited out with backoff before that.
+replaced. A new worker waits out a restarting engine with backoff; when none can be started within
+the patience, the run stops (`EngineLost`) with every recorded verdict kept, to be resumed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from .decide import Policy
-from .errors import EngineLost, PassgateError, SandboxUnavailable
+from .errors import EngineLost, SandboxUnavailable
 from .manifest import Manifest
 from .model import Task
 from .progress import ProgressSink
@@ -65,9 +66,14 @@ class NoSandbox(Exception):
     """No sandbox could be started within the patience: the engine is down, not the candidate."""
 
 
+def engine_patience_s(runner: Runner) -> float:
+    """The patience, never shorter than one start attempt of the runner (a Ray node may take minutes)."""
+    return max(ENGINE_PATIENCE_S, float(getattr(runner, "start_timeout_s", 0.0)) + ENGINE_PATIENCE_S)
+
+
 def new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float | None = None):
     """Start a worker, waiting out a restarting engine (with backoff) before giving up."""
-    deadline = time.monotonic() + (ENGINE_PATIENCE_S if patience_s is None else patience_s)
+    deadline = time.monotonic() + (engine_patience_s(runner) if patience_s is None else patience_s)
     delay = 0.5
     while True:
         try:
@@ -170,12 +176,17 @@ def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on_
             try:
                 job, res = results.get(timeout=0.2 if feeding else 0.5)
             except queue.Empty:
-                if not any(t.is_alive() for t in threads):
-                    raise PassgateError("every sandbox worker thread stopped", title="runner failed")
-                continue
+                if any(t.is_alive() for t in threads):
+                    continue
+                try:                  # the last thread may have said why just before it ended
+                    job, res = results.get_nowait()
+                except queue.Empty:
+                    raise EngineLost("every sandbox worker stopped: no node or engine is left to run candidates. "
+                                     "Every verdict recorded so far is kept; `passgate run --resume RUN_ID` "
+                                     "continues once sandboxes can start again") from None
             if isinstance(res, NoSandbox):
                 raise EngineLost(
-                    f"no sandbox could be started for {ENGINE_PATIENCE_S:.0f} s ({res}). The run stopped; every "
+                    f"no sandbox could be started ({res}). The run stopped; every "
                     "verdict recorded so far is kept. Once the engine is back (`passgate setup` starts dockerd), "
                     "`passgate run --resume RUN_ID` continues with the candidates not yet decided")
             outstanding -= 1

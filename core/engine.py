@@ -212,15 +212,25 @@ def _calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
     ctx.progress(Progress(run_id=ctx.run_id, phase="calibrate", total=len(refs),
                           message=f"self-check: {len(refs)} reference solutions"))
     generous = limits_for(ctx.limits, max(tm.floor_s, ctx.manifest.execution.limits.cpu_s) * 4)
-    jobs = [Job(t.task_id, REFERENCE_INDEX, "selfcheck", 1, t.reference_solution,
-                hashlib.sha256(t.reference_solution.encode()).hexdigest()) for t in refs]
+    # a calibration cut short (controller killed, engine lost) keeps what it measured: on resume only
+    # the references without a completed execution run, as their next attempt
     results: dict[str, dict] = {}
+    tried: dict[str, int] = {}
+    for r in store.rows("executions", ctx.run_id, order="exec_id"):
+        if r["candidate_index"] == REFERENCE_INDEX and r["purpose"] == "selfcheck":
+            tried[r["task_id"]] = max(tried.get(r["task_id"], 0), int(r["attempt"]))
+            if r["status"] == "ok":
+                results[r["task_id"]] = r
+    jobs = [Job(t.task_id, REFERENCE_INDEX, "selfcheck", tried.get(t.task_id, 0) + 1, t.reference_solution,
+                hashlib.sha256(t.reference_solution.encode()).hexdigest()) for t in refs if t.task_id not in results]
     # references run in their own containers, closed before any candidate: no candidate's sandbox
     # ever held a reference solution
     for job, res in dispatch(ctx, runner, jobs, lambda j: generous):
         row = execution_row(ctx.run_id, ctx.manifest.execution.runtime, job, res)
         store.append("executions", [row])
         results[job.task_id] = row
+    if ctx.cancel.is_set():
+        return       # not sealed: a resumed run measures the references still missing
     limits, failures, cpu = {}, [], {}
     for t in refs:
         row = results.get(t.task_id)

@@ -53,9 +53,15 @@ class GradingSession:
         if self.ctx.manifest.candidates.source == "generate":
             self.total = len(self.ctx.tasks) * self.ctx.manifest.generation.n_per_task
             feed, failed, generator = start_generation(self.ctx, set(self.by_key), self.runner)
-        for _ in dispatch(self.ctx, self.runner, pending, self._limits_of, on_result=self._handle, feed=feed,
-                          on_feed=self._on_feed if feed is not None else None):
-            pass
+        try:
+            for _ in dispatch(self.ctx, self.runner, pending, self._limits_of, on_result=self._handle, feed=feed,
+                              on_feed=self._on_feed if feed is not None else None):
+                pass
+        except BaseException:
+            if feed is not None:   # the run is failing: the generator stops, and what it gave is kept
+                self.ctx.cancel.set()
+                self._finish_generation(feed, generator, [])
+            raise
         if feed is not None:
             self._finish_generation(feed, generator, failed)
         while self.deferred and not self.ctx.cancel.is_set():

@@ -105,7 +105,11 @@ class SlotServer:
     def call(self, op: str, *args, **kwargs) -> dict:
         """`evaluate`, `probe` or `inspect` on the container; a lost worker comes back as data."""
         if self.worker is None:
-            return {"lost": "this slot has no sandbox container"}
+            # the candidate before this one took the container down: this call never ran, so it gets a
+            # fresh container rather than an infra attempt it did nothing to earn
+            started = self.start()
+            if "lost" in started:
+                return started
         t = time.perf_counter()
         idle = t - self._last_end if self._last_end is not None and op == "evaluate" else None
         try:

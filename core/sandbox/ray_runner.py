@@ -33,6 +33,7 @@ SLOT_RESOURCE = "passgate_sandbox"
 START_TIMEOUT_S = 180.0        # actor scheduling + container start on a busy node
 CALL_MARGIN_S = 60.0           # beyond the worker's own deadline before a node counts as hung
 SLOT_WAIT_S = 2.0              # how long new_worker waits for a slot another worker is releasing
+START_FAILURES_TO_RETIRE = 2   # consecutive failed sandbox starts after which a node gets no more work
 PIPELINE = 2                   # workers per sandbox (isolation "shard"): the next candidate waits on the node
 
 
@@ -78,6 +79,7 @@ class _Node:
     capacity: int                                   # sandboxes at once
     slots: list[_Slot] = field(default_factory=list)
     alive: bool = True
+    start_failures: int = 0                         # consecutive sandbox starts that failed
 
     def live(self) -> list[_Slot]:
         return [s for s in self.slots if not s.dead]
@@ -148,6 +150,7 @@ class RayRunner(Runner):
     def __init__(self, *, address: str, image: str, runtime: str, limits: dict, seeds: dict | None = None,
                  run_label: str = "", per_node: int = 2, isolation: str = "shard"):
         self.address, self.per_node = address, per_node
+        self.start_timeout_s = START_TIMEOUT_S     # the engine's patience covers one start attempt
         # a sandbox per candidate admits one worker per sandbox; a shard's sandbox takes the next
         # candidate from a second worker the moment the first is done, with no round trip between
         self.depth = PIPELINE if isolation == "shard" else 1
@@ -199,15 +202,29 @@ class RayRunner(Runner):
             reply = self.ray.get(slot.actor.ensure.remote(), timeout=START_TIMEOUT_S)
         except self.ray.exceptions.GetTimeoutError:
             self._release(slot, kill=True)
-            raise WorkerLost(f"Ray node {slot.node.label} did not start a sandbox within {START_TIMEOUT_S:.0f}s") \
-                from None
+            raise self._start_failed(slot.node, f"did not start a sandbox within {START_TIMEOUT_S:.0f}s") from None
         except self.ray.exceptions.RayError as exc:
             self._release(slot, dead=True)
             raise WorkerLost(f"Ray node {slot.node.label} lost: {_why(exc)}") from None
         if "lost" in reply:
             self._release(slot)
-            raise WorkerLost(f"on Ray node {slot.node.label}: {reply['lost']}")
+            raise self._start_failed(slot.node, reply["lost"])
+        slot.node.start_failures = 0
         return RayWorker(self, slot, reply["container_id"])
+
+    def _start_failed(self, node: _Node, why: str) -> WorkerLost:
+        """A node that keeps failing to start a sandbox (its engine died, its disk is full) is retired,
+        so the run goes on with the other nodes instead of waiting on it."""
+        with self._lock:
+            node.start_failures += 1
+            retire = node.alive and node.start_failures >= START_FAILURES_TO_RETIRE
+            if retire:
+                node.alive = False
+                self._lock.notify_all()
+        if retire:
+            self._event("node", f"node {node.label} retired mid-run: {node.start_failures} sandbox starts in a "
+                        f"row failed ({why}); the other nodes carry on")
+        return WorkerLost(f"on Ray node {node.label}: {why}")
 
     def close(self) -> None:
         with self._lock:

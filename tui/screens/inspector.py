@@ -24,7 +24,7 @@ SHOW_CHOICES = [("not passed", "failures"), ("model failures", "model"), ("infra
 INFRA = ("infra_error", "excluded")
 # the failures list: (label, widest it gets); widths are set from the rows, so a list never shows
 # columns cut to their headings while the table has yet to measure its cells
-FAILURE_COLUMNS = (("task", 16), ("#", 4), ("slice", 12), ("outcome", 11), ("class", 17), ("tries", 5),
+FAILURE_COLUMNS = (("task", 40), ("#", 6), ("slice", 32), ("outcome", 11), ("class", 24), ("tries", 5),
                    ("detail", 60))
 
 
