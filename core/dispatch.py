@@ -43,6 +43,18 @@ class RunContext:
     progress: ProgressSink
     cancel: threading.Event
     groups: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    _payloads: dict[str, dict] = field(default_factory=dict, repr=False)
+
+    def task_limits(self, task_id: str) -> dict:
+        """The limits a candidate of this task runs under: its calibrated CPU limit, else the manifest's."""
+        return limits_for(self.limits, float(self.task_rows[task_id]["cpu_limit_s"] or self.limits["cpu_s"]))
+
+    def payload(self, task_id: str) -> dict:
+        """The task as the worker receives it, built once: every candidate of a task sends the same."""
+        body = self._payloads.get(task_id)
+        if body is None:
+            body = self._payloads[task_id] = task_payload(self.tasks[task_id])
+        return body
 
 
 def limits_for(base: dict, cpu_s: float) -> dict:
@@ -128,14 +140,11 @@ def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on_
                         results.put((job, NoSandbox(f"{type(exc).__name__}: {exc}")))
                         return
                 try:
-                    task = task_payload(ctx.tasks[job.task_id])
+                    task = ctx.payload(job.task_id)
                     # two suites, each with its wall budget, plus the grader's own allowance
                     res = worker.evaluate(task, job.program, lim, timeout=float(lim["wall_s"]) * 2 + 660)
                     res["node"], res["container_id"] = worker.node, getattr(worker, "container_id", "")
                 except WorkerLost as exc:
-                    if getattr(exc, "capacity_gone", False):   # the runner lost a slot for good: the job
-                        todo.put(job)                           # goes to another thread, this one ends
-                        return
                     res = exc
                     if worker is not None:
                         worker.close()

@@ -216,11 +216,11 @@ def _calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
     # the references without a completed execution run, as their next attempt
     results: dict[str, dict] = {}
     tried: dict[str, int] = {}
-    for r in store.rows("executions", ctx.run_id, order="exec_id"):
-        if r["candidate_index"] == REFERENCE_INDEX and r["purpose"] == "selfcheck":
-            tried[r["task_id"]] = max(tried.get(r["task_id"], 0), int(r["attempt"]))
-            if r["status"] == "ok":
-                results[r["task_id"]] = r
+    for r in store.query("SELECT * FROM executions WHERE run_id = ? AND candidate_index = ? "
+                         "AND purpose = 'selfcheck' ORDER BY exec_id", [ctx.run_id, REFERENCE_INDEX]):
+        tried[r["task_id"]] = max(tried.get(r["task_id"], 0), int(r["attempt"]))
+        if r["status"] == "ok":
+            results[r["task_id"]] = r
     jobs = [Job(t.task_id, REFERENCE_INDEX, "selfcheck", tried.get(t.task_id, 0) + 1, t.reference_solution,
                 hashlib.sha256(t.reference_solution.encode()).hexdigest()) for t in refs if t.task_id not in results]
     # references run in their own containers, closed before any candidate: no candidate's sandbox

@@ -14,7 +14,7 @@ import time
 from collections import defaultdict
 
 from .decide import Attempt, Final, Need, decide
-from .dispatch import Job, RunContext, dispatch, limits_for, task_payload
+from .dispatch import Job, RunContext, dispatch, task_payload
 from .progress import Progress
 from .records import candidate_rows, execution_row, outcome_row
 from .sandbox.runner import Runner
@@ -117,8 +117,7 @@ class GradingSession:
         return Job(key[0], key[1], purpose, len(self.attempts[key]) + 1, c["program"], c["program_sha256"])
 
     def _limits_of(self, job: Job) -> dict:
-        return limits_for(self.ctx.limits, float(self.ctx.task_rows[job.task_id]["cpu_limit_s"]
-                                                 or self.ctx.limits["cpu_s"]))
+        return self.ctx.task_limits(job.task_id)
 
     # ---- results --------------------------------------------------------------------
     def _handle(self, job: Job, res) -> list[Job]:
@@ -203,8 +202,7 @@ def start_generation(ctx: RunContext, have: set,
     failed: list[BaseException] = []
     check = None
     if ctx.manifest.generation.repair.enabled:   # the repair loop's public-suite check, on its own worker
-        check = SandboxPublicCheck(runner, task_payload, lambda t: limits_for(
-            ctx.limits, float(ctx.task_rows[t.task_id]["cpu_limit_s"] or ctx.limits["cpu_s"])))
+        check = SandboxPublicCheck(runner, task_payload, lambda t: ctx.task_limits(t.task_id))
 
     def produce():
         try:

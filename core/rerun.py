@@ -12,7 +12,7 @@ import threading
 from typing import Callable
 
 from .boundary import container_checks, failed
-from .dispatch import Job, limits_for, task_payload
+from .dispatch import Job
 from .engine import _context, make_runner
 from .records import execution_row
 from .errors import BoundaryOpen, PassgateError
@@ -52,8 +52,8 @@ def rerun_task(store: Store, run_id: str, task_id: str, *, candidate_index: int 
         raise PassgateError(f"{task_id} has no decided, runnable candidate"
                             + (f" with index {candidate_index}" if candidate_index is not None else ""),
                             title="nothing to rerun")
-    limits = limits_for(ctx.limits, float(ctx.task_rows[task_id]["cpu_limit_s"] or ctx.limits["cpu_s"]))
-    payload = task_payload(ctx.tasks[task_id])
+    limits = ctx.task_limits(task_id)
+    payload = ctx.payload(task_id)
     runner = runner_factory(manifest, rid)
     rows: list[dict] = []
     try:
