@@ -41,7 +41,7 @@ keys -l "HumanEval/0-2"
 wait_for "HumanEval/0-2"
 for _ in 1 2 3 4 5 6 7 8; do keys C-n; done   # candidates (reference), then each boundary up to holdout
 wait_for "make this run public-only"
-sleep 2                                # the justification field takes the focus (the setting is implied)
+sleep 1                                # the setting is implied: the justification field has the focus
 keys -l "HumanEval is public: console demo, not release evidence"
 wait_for "console demo, not release"
 keys C-n                               # scoring

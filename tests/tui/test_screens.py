@@ -148,6 +148,32 @@ async def test_wizard_refuses_a_relaxed_boundary_without_a_justification(fixed_a
         assert wizard.state.to_dict()["execution"]["runtime"] == "runc"
 
 
+async def test_wizard_types_into_the_justification_when_the_task_sets_imply_a_relaxation(fixed_app):
+    """Keystrokes on a step whose setting is implied go to its justification, on every visit: a focus
+    that lands on the settings instead swallows what the operator types."""
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        wizard = fixed_app.screen
+        for _ in range(8):                                # tasks, candidates, six boundaries up to holdout
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        assert wizard.step == "b-holdout"
+        assert wizard.state.implied("holdout") == "public-only"
+        await pilot.press(*"demo")
+        await pilot.pause()
+        assert wizard.query_one("#just-holdout", Input).value == "demo"
+        await pilot.press("ctrl+b")                       # back a step and forward again
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert wizard.step == "b-holdout"
+        await pilot.press(*" run")
+        await pilot.pause()
+        assert wizard.query_one("#just-holdout", Input).value == "demo run"
+
+
 async def test_wizard_scoring_step_reports_the_manifest_loaders_error(fixed_app):
     async with fixed_app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -64,12 +64,21 @@ def _policies() -> list[str]:
 
 
 class Page(VerticalScroll):
-    """One wizard step; keyboard-only use: when it is shown, its first field takes the focus."""
+    """One wizard step; keyboard-only use: when it is shown, its first field takes the focus, or the
+    field the step named as what is left to do (`focus_target`)."""
+
+    focus_target: str | None = None
 
     def on_show(self) -> None:
-        first = next((w for w in self.query("*") if w.focusable), None)
-        if first is not None:
-            self.screen.set_focus(first)
+        self.take_focus()
+
+    def take_focus(self) -> None:
+        if self.focus_target is not None:
+            target = self.query_one(self.focus_target)
+        else:
+            target = next((w for w in self.query("*") if w.focusable), None)
+        if target is not None:
+            self.screen.set_focus(target)
 
 
 class WizardScreen(RecordScreen):
@@ -77,8 +86,8 @@ class WizardScreen(RecordScreen):
 
     AUTO_FOCUS = "#run-name"        # then each step focuses its own first field (Page.on_show)
     BINDINGS = [
-        Binding("ctrl+right,ctrl+n", "next", "Next"),
-        Binding("ctrl+left,ctrl+b", "previous", "Back a step"),
+        Binding("ctrl+n,ctrl+right", "next", "Next"),
+        Binding("ctrl+b,ctrl+left", "previous", "Back a step"),
         Binding("ctrl+l", "launch", "Launch"),
     ]
 
@@ -155,7 +164,9 @@ class WizardScreen(RecordScreen):
                 yield Static(step.note, classes="note")
             yield Static("", id=f"implied-{b}", classes="note")
             yield Label("Justification (required when relaxed)")
-            yield Input(placeholder="why this run needs the relaxation", id=f"just-{b}")
+            # coming back to a step adds to what was written; a select-all on focus would let the
+            # first key wipe it
+            yield Input(placeholder="why this run needs the relaxation", id=f"just-{b}", select_on_focus=False)
 
     def _scoring_page(self) -> ComposeResult:
         with Page(id="scoring", classes="page"):
@@ -203,8 +214,11 @@ class WizardScreen(RecordScreen):
         if implied is None or b in self.state.settings:
             return
         self.query_one(f"#set-{b}-{implied}", RadioButton).value = True
-        # the setting is decided by the inputs: what is left to do is the justification
-        self.call_after_refresh(self.set_focus, self.query_one(f"#just-{b}", Input))
+        # the setting is decided by the inputs: what is left to do is the justification. The page
+        # focuses it whenever it is shown, so no later focus call can move the keys elsewhere.
+        page = self.query_one(f"#b-{b}", Page)
+        page.focus_target = f"#just-{b}"
+        page.take_focus()
         self.query_one(f"#implied-{b}", Static).update(
             f"[yellow]Your task sets make this run {implied}[/yellow]: the gate reads it from the record whatever "
             "is declared, so declare it and justify it (or go back and add a product holdout set).")
