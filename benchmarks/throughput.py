@@ -12,13 +12,16 @@ to the reference, passgate's peak memory and the gVisor bare-fork floor measured
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import resource
 import shutil
 import sqlite3
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 import yaml
@@ -48,7 +51,8 @@ def reference(samples: Path) -> tuple[float, int]:
         copy = Path(tmp) / samples.name
         shutil.copy(samples, copy)
         t = time.perf_counter()
-        evaluate_functional_correctness(str(copy), k=[1, 10], n_workers=4, timeout=3.0)
+        with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+            evaluate_functional_correctness(str(copy), k=[1, 10], n_workers=4, timeout=3.0)   # its progress bars
         elapsed = time.perf_counter() - t
         passed = sum(json.loads(line)["passed"] for line in open(str(copy) + "_results.jsonl"))
     return elapsed, passed
@@ -78,9 +82,20 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int) -> dic
         n, passed = con.execute("SELECT COUNT(*), SUM(protected_passed) FROM outcomes WHERE run_id=?",
                                 [run_id]).fetchone()
         executed = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=?", [run_id]).fetchone()[0]
-        first, last = con.execute("SELECT MIN(started_at), MAX(finished_at) FROM executions WHERE run_id=?",
-                                  [run_id]).fetchone()
-    return {"elapsed": elapsed, "n": n, "passed": passed, "executed": executed}
+        phases = {purpose: _span(con, run_id, purpose) for purpose in ("grade", "timeout_recheck")}
+        timeouts = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=? AND failure_class='timeout'",
+                               [run_id]).fetchone()[0]
+    return {"elapsed": elapsed, "n": n, "passed": passed, "executed": executed, "phases": phases,
+            "timeouts": timeouts}
+
+
+def _span(con: sqlite3.Connection, run_id: str, purpose: str) -> float:
+    """Wall seconds from the first attempt of this purpose starting to the last one finishing."""
+    first, last = con.execute("SELECT MIN(started_at), MAX(finished_at) FROM executions WHERE run_id=? "
+                              "AND purpose=?", [run_id, purpose]).fetchone()
+    if first is None:
+        return 0.0
+    return (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
 
 
 def fork_floor_ms(runtime: str) -> float:
@@ -112,6 +127,8 @@ def main() -> int:
                   f"{rate:7.1f} samples/s = {rate / ref_rate:4.2f}x reference "
                   f"({r['elapsed']:.1f} s incl. preflight probe, {r['executed']} programs executed, "
                   f"{r['passed']} passed)")
+            print(f"    grading {r['phases']['grade']:.1f} s, timeout rechecks run alone "
+                  f"{r['phases']['timeout_recheck']:.1f} s, {r['timeouts']} attempts timed out")
     floor = fork_floor_ms("runsc")
     print(f"gVisor bare fork (fork+exit+wait, warm interpreter): {floor:.1f} ms -> ceiling "
           f"{2 * 1000 / floor:.0f} forks/s on 2 cores = {2 * 1000 / floor / ref_rate:.2f}x reference")

@@ -71,19 +71,41 @@ def decide(attempts: list[Attempt], policy: Policy) -> Need | Final | None:
             return Need("infra_retry")
         return Final("infra_error", "infra_error", None, 0, len(attempts), 0.0, 0.0,
                      f"evaluator failed {len(infra)} times: {infra[-1].detail[:200]}")
-    if attempts[-1].status != "ok" and len(infra) <= policy.infra_retries:
-        return Need("infra_retry")  # a rerun or recheck was lost to the evaluator: try it again
+    lost = attempts[-1].status != "ok"
+    if lost and len(infra) <= policy.infra_retries:
+        # a rerun or recheck was lost to the evaluator: try it again; a lost recheck is retried as a
+        # recheck, so it still runs alone and still stands in for the timeout it re-checks
+        return Need("timeout_recheck" if attempts[-1].purpose == "timeout_recheck" else "infra_retry")
 
     effective = _effective(model)
-    if policy.recheck_timeouts and effective[-1].failure_class == "timeout" \
-            and not any(a.purpose == "timeout_recheck" for a in model):
-        return Need("timeout_recheck")
-    wanted = 1
-    if policy.rerun_policy == "all" or (policy.rerun_policy == "failures" and effective[0].protected_status != "passed"):
-        wanted = policy.rerun_count
-    if len(effective) < wanted:
-        return Need("rerun")
-    return _final(effective, len(attempts), model)
+    if needs_recheck(model, policy):
+        need: Need | None = Need("timeout_recheck")
+    else:
+        wanted = 1
+        if policy.rerun_policy == "all" or (policy.rerun_policy == "failures"
+                                            and effective[0].protected_status != "passed"):
+            wanted = policy.rerun_count
+        need = Need("rerun") if len(effective) < wanted else None
+    if need is None:
+        return _final(effective, len(attempts), model)
+    if lost:   # the policy asks for an attempt the evaluator could not complete in its retries
+        return Final("infra_error", "infra_error", None, 0, len(attempts), 0.0, 0.0,
+                     f"the {need.purpose.replace('_', ' ')} failed {len(infra)} times in the evaluator: "
+                     f"{infra[-1].detail[:200]}")
+    return need
+
+
+def needs_recheck(model: list[Attempt], policy: Policy) -> bool:
+    """A timeout is re-run alone once, the first time one is the candidate's latest verdict."""
+    return (policy.recheck_timeouts and bool(model) and _effective(model)[-1].failure_class == "timeout"
+            and not any(a.purpose == "timeout_recheck" for a in model))
+
+
+def recheck_would_follow(attempts: list[Attempt], purpose: str, policy: Policy) -> bool:
+    """Would a timeout in this next attempt be re-run alone? Then that recheck replaces the whole
+    attempt, and the attempt need not spend a second budget on its public suite."""
+    return (policy.recheck_timeouts and purpose != "timeout_recheck"
+            and not any(a.purpose == "timeout_recheck" and a.status == "ok" for a in attempts))
 
 
 def _effective(model: list[Attempt]) -> list[Attempt]:

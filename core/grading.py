@@ -13,7 +13,7 @@ import threading
 import time
 from collections import defaultdict
 
-from .decide import Attempt, Final, Need, decide
+from .decide import Attempt, Final, Need, decide, recheck_would_follow
 from .dispatch import Job, RunContext, dispatch, task_payload
 from .progress import Progress
 from .records import candidate_rows, execution_row, outcome_row
@@ -117,7 +117,10 @@ class GradingSession:
         return Job(key[0], key[1], purpose, len(self.attempts[key]) + 1, c["program"], c["program_sha256"])
 
     def _limits_of(self, job: Job) -> dict:
-        return self.ctx.task_limits(job.task_id)
+        attempts = [Attempt.from_row(r) for r in self.attempts[(job.task_id, job.candidate_index)]]
+        # a timeout that a run alone will re-check is replaced by that run, public suite and all
+        return {**self.ctx.task_limits(job.task_id),
+                "public_after_protected_timeout": not recheck_would_follow(attempts, job.purpose, self.ctx.policy)}
 
     # ---- results --------------------------------------------------------------------
     def _handle(self, job: Job, res) -> list[Job]:

@@ -1,6 +1,6 @@
 """When a candidate is decided: infra retries, timeout rechecks, reruns and flakiness (plain data)."""
 
-from passgate.core.decide import Attempt, Final, Need, Policy, decide
+from passgate.core.decide import Attempt, Final, Need, Policy, decide, recheck_would_follow
 
 
 def att(protected="passed", cls=None, purpose="grade", status="ok", public="passed", detail=""):
@@ -40,6 +40,39 @@ def test_a_timeout_is_rerun_alone_before_it_is_final():
     assert passed_alone.outcome == "passed" and "decided by a run alone" in passed_alone.reason
     still = decide([att("failed", "timeout"), att("failed", "timeout", purpose="timeout_recheck")], p)
     assert still.outcome == "failed" and still.failure_class == "timeout" and "again" in still.reason
+
+
+def test_a_recheck_lost_to_the_evaluator_is_retried_as_a_recheck_and_still_replaces_the_timeout():
+    p = Policy(infra_retries=2)
+    timeout = att("failed", "timeout", public="not_run")
+    lost = att(**INFRA, purpose="timeout_recheck")
+    assert decide([timeout, lost], p) == Need("timeout_recheck")      # alone again, not in the pool
+    d = decide([timeout, lost, att(purpose="timeout_recheck")], p)
+    assert d.outcome == "passed" and d.public_passed == 1 and "decided by a run alone" in d.reason
+    d = decide([timeout, lost, att(**INFRA, purpose="timeout_recheck"), att("failed", "timeout", public="failed",
+                                                                          purpose="timeout_recheck")], p)
+    assert d.outcome == "failed" and d.failure_class == "timeout" and d.public_passed == 0
+
+
+def test_an_attempt_the_policy_needs_but_the_evaluator_cannot_complete_is_an_infra_error():
+    p = Policy(infra_retries=1)
+    d = decide([att("failed", "timeout"), att(**INFRA, purpose="timeout_recheck"),
+                att(**INFRA, purpose="timeout_recheck")], p)
+    assert isinstance(d, Final) and d.outcome == "infra_error" and "timeout recheck failed 2 times" in d.reason
+    p = Policy(rerun_policy="all", rerun_count=2, infra_retries=1)
+    d = decide([att(), att(**INFRA, purpose="rerun"), att(**INFRA)], p)
+    assert isinstance(d, Final) and d.outcome == "infra_error" and "rerun" in d.reason
+
+
+def test_the_public_suite_is_skipped_after_a_timeout_only_when_a_recheck_will_replace_the_attempt():
+    assert recheck_would_follow([], "grade", Policy())
+    assert not recheck_would_follow([], "grade", Policy(recheck_timeouts=False))
+    assert not recheck_would_follow([att("failed", "timeout"), att("failed", "timeout", purpose="timeout_recheck")],
+                                    "rerun", Policy(rerun_policy="all"))
+    assert not recheck_would_follow([att("failed", "timeout")], "timeout_recheck", Policy())
+    lost = att(**INFRA, purpose="timeout_recheck")
+    assert not recheck_would_follow([att("failed", "timeout"), lost], "timeout_recheck", Policy())
+    assert recheck_would_follow([att(**INFRA)], "infra_retry", Policy())
 
 
 def test_rerun_policy_all_asks_for_every_attempt_and_disagreement_is_flaky():

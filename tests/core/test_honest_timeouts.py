@@ -57,3 +57,29 @@ def test_a_cpu_hog_on_the_machine_changes_no_verdict(tmp_path, image_digest, doc
     quiet_walls, busy_walls = slow_walls(quiet_store, quiet_run), slow_walls(busy_store, busy_run)
     slowdown = max(busy_walls[k] / quiet_walls[k] for k in quiet_walls)
     assert slowdown > 1.5, (quiet_walls, busy_walls)
+
+
+# passes HumanEval/12's docstring examples (three strings at most), loops on check()'s six-string list
+SLOW_ON_HIDDEN_INPUTS = ("    while len(strings) > 3:\n        pass\n"
+                         "    return max(strings, key=len) if strings else None\n")
+
+
+def test_a_timeout_leaves_its_public_suite_to_the_run_alone_that_replaces_it(tmp_path, image_digest):
+    s = write_samples(tmp_path / "hidden.jsonl", [("HumanEval/12", SLOW_ON_HIDDEN_INPUTS)])
+    limits = {"limits": {"cpu_s": 1.0}}
+    m = make_manifest(tmp_path, image_digest, ["HumanEval/12"], s,
+                      execution={"timeout": {"calibrate": False, "floor_s": 1.0}, **limits})
+    store, run_id = run(tmp_path, m)
+    first, alone = store.rows("executions", run_id, order="exec_id")
+    assert (first["purpose"], first["protected_class"], first["public_status"]) == ("grade", "timeout", "not_run")
+    assert (alone["purpose"], alone["protected_class"], alone["public_status"]) == \
+           ("timeout_recheck", "timeout", "passed")
+    o = outcomes(store, run_id)[("HumanEval/12", 0)]
+    assert (o["outcome"], o["failure_class"], o["public_passed"]) == ("failed", "timeout", 1)
+    # with no recheck the one attempt is final, so it runs the public suite itself
+    m = make_manifest(tmp_path, image_digest, ["HumanEval/12"], s, name="no-recheck",
+                      execution={"timeout": {"calibrate": False, "floor_s": 1.0, "recheck_alone": False}, **limits})
+    store, run_id = run(tmp_path, m, "no-recheck.db")
+    (only,) = store.rows("executions", run_id)
+    assert (only["protected_class"], only["public_status"]) == ("timeout", "passed")
+    assert outcomes(store, run_id)[("HumanEval/12", 0)]["public_passed"] == 1

@@ -145,7 +145,10 @@ class Grader:
         """Grade one program: the protected suite first (the headline), then the public one.
 
         Each suite has its own CPU and wall budget; the public suite reuses the candidate process
-        when it is still alive, so a failure there never changes the protected verdict.
+        when it is still alive, so a failure there never changes the protected verdict. When the
+        protected suite times out and a run alone will re-check it (limits'
+        `public_after_protected_timeout` false), that run replaces this attempt, so the public suite
+        is left to it rather than spending a second budget here.
         """
         task = self.tasks[req["task"]]
         limits = req["limits"]
@@ -161,6 +164,11 @@ class Grader:
                 continue
             if ch is not None and ch.load_failure is not None:
                 result["suites"][name] = dict(ch.load_failure)
+                continue
+            if name == "public" and not limits.get("public_after_protected_timeout", True) \
+                    and result["suites"]["protected"].get("class") == "timeout":
+                result["suites"][name] = {"status": "not_run", "class": None,
+                                          "detail": "left to the re-check of the timeout, run alone"}
                 continue
             if ch is None or ch.gone is not None:
                 if ch is not None:
