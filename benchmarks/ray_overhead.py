@@ -60,18 +60,35 @@ def controller_cpu_s() -> float:
     return own.ru_utime + own.ru_stime
 
 
-def cpu_outside_sandbox_s() -> float:
-    """This process's CPU plus that of every Ray process now alive on the machine."""
+def _kind(cmd: str) -> str:
+    """Which part of Ray a process is, from its command line."""
+    if cmd.startswith("ray::") or "default_worker" in cmd:    # a worker before it names itself too
+        return "workers and actors"
+    for needle, kind in (("gcs_server", "gcs"), ("raylet", "raylets"), ("dashboard", "agents"),
+                         ("runtime_env", "agents"), ("agent", "agents")):
+        if needle in cmd:
+            return kind
+    return "other daemons"
+
+
+def cpu_by_kind_s() -> dict[str, float]:
+    """CPU seconds so far of this process ("controller") and of every Ray process alive, by kind."""
     own = resource.getrusage(resource.RUSAGE_SELF)
-    total = own.ru_utime + own.ru_stime
+    out = {"controller": own.ru_utime + own.ru_stime}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
             if int(pid) != os.getpid() and ("site-packages/ray/" in cmd or cmd.startswith("ray::")):
-                total += _proc_cpu_s(pid)
+                kind = _kind(cmd)
+                out[kind] = out.get(kind, 0.0) + _proc_cpu_s(pid)
         except (OSError, ValueError, IndexError):
             pass                                    # ended between listing and reading
-    return total
+    return out
+
+
+def cpu_outside_sandbox_s() -> float:
+    """This process's CPU plus that of every Ray process now alive on the machine."""
+    return sum(cpu_by_kind_s().values())
 
 
 def sandbox_cpu_s(client, run_id: str) -> float:
@@ -99,8 +116,9 @@ def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) ->
 
     def progress(p):
         if p.phase == "grade" and p.last and (not marks or p.done == p.total):
-            marks.append((time.perf_counter(), cpu_outside_sandbox_s(), sandbox_cpu_s(client, p.run_id),
-                          controller_cpu_s()))
+            kinds = cpu_by_kind_s()
+            marks.append((time.perf_counter(), sum(kinds.values()), sandbox_cpu_s(client, p.run_id),
+                          controller_cpu_s(), kinds))
     db = tmp / f"{name.replace(' ', '')}-{time.monotonic_ns()}.db"
     run_id = start_run(Store(db), manifest, runner_factory=capture, progress=progress)
     store = Store(db)
@@ -108,10 +126,12 @@ def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) ->
     n = store.count("outcomes", run_id)
     passed = store.db.execute("SELECT SUM(protected_passed) FROM outcomes WHERE run_id=?", [run_id]).fetchone()[0]
     nodes = {r[0] for r in store.db.execute("SELECT DISTINCT node FROM executions WHERE run_id=?", [run_id])}
-    (t0, c0, s0, k0), (t1, c1, s1, k1) = marks[0], marks[-1]
+    (t0, c0, s0, k0, by0), (t1, c1, s1, k1, by1) = marks[0], marks[-1]
     out = {"rate": (n - 1) / (t1 - t0), "n": n, "passed": passed, "nodes": len(nodes),
            "cpu_ms": ((c1 - c0) - background * (t1 - t0)) / (n - 1) * 1000, "box_cpu_ms": (s1 - s0) / (n - 1) * 1000,
-           "controller_ms": (k1 - k0) / (n - 1) * 1000}
+           "controller_ms": (k1 - k0) / (n - 1) * 1000,
+           # by kind, before the idle rate comes off: where the CPU outside the sandbox went
+           "kinds_ms": {k: (by1.get(k, 0.0) - by0.get(k, 0.0)) / (n - 1) * 1000 for k in by1}}
     over = list(getattr(made[0], "overheads", []))
     if over:                                                               # means: a rate is a mean too
         out["idle_ms"] = statistics.fmean(i for _, _, i in over if i is not None) * 1000
@@ -286,6 +306,11 @@ def report(results: dict[str, list[dict]], args, local_of: dict[str, str], alone
           "the\npaired local run's rate over this one's, minus 1; sandbox idle / busy: a node's sandbox between "
           "candidates / on one\n(means); Ray CPU: CPU outside the sandbox per candidate, this run's minus its local "
           "pair's.")
+    kinds = sorted({k for rows in results.values() for r in rows for k in r["kinds_ms"]})
+    print("\nCPU outside the sandbox per candidate by process kind, ms (idle rate not taken off):")
+    print(f"{'':16s} " + " ".join(f"{k:>18s}" for k in kinds))
+    for name, rows in results.items():
+        print(f"{name:16s} " + " ".join(f"{med(r['kinds_ms'].get(k, 0.0) for r in rows):18.2f}" for k in kinds))
     print(f"\nthe Ray layer alone (RayWorker -> slot actor -> SlotServer.call, the sandbox answering at once, "
           f"1,000 calls):\n  {alone['rtt_ms']:.2f} ms round trip and {alone['cpu_ms']:.2f} ms CPU per candidate = "
           f"{alone['cpu_ms'] / box_cpu:.1%} of the sandbox's CPU per candidate")

@@ -8,7 +8,7 @@ candidate `flaky`, which never counts as a pass.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -61,38 +61,53 @@ def decide(attempts: list[Attempt], policy: Policy) -> Need | Final | None:
     if not attempts:
         return None
     model = [a for a in attempts if a.status == "ok"]
-    infra = [a for a in attempts if a.status != "ok"]
-    if not model:
-        if sum(a.oom_killed for a in infra) >= 2:
-            last = infra[-1]
+    lost = _trailing_lost(attempts)
+    if lost:
+        if sum(a.oom_killed for a in lost) >= 2:
+            last = lost[-1]
             return Final("failed", "memory_exceeded", None, 0, len(attempts), last.cpu_s, last.wall_s,
                          "the candidate got its sandbox killed for memory twice")
-        if len(infra) <= policy.infra_retries:
-            return Need("infra_retry")
-        return Final("infra_error", "infra_error", None, 0, len(attempts), 0.0, 0.0,
-                     f"evaluator failed {len(infra)} times: {infra[-1].detail[:200]}")
-    lost = attempts[-1].status != "ok"
-    if lost and len(infra) <= policy.infra_retries:
-        # a rerun or recheck was lost to the evaluator: try it again; a lost recheck is retried as a
-        # recheck, so it still runs alone and still stands in for the timeout it re-checks
-        return Need("timeout_recheck" if attempts[-1].purpose == "timeout_recheck" else "infra_retry")
+        if len(lost) <= policy.infra_retries:
+            # try again; a lost recheck is retried as a recheck, so it still runs alone and still
+            # stands in for the timeout it re-checks
+            return Need("timeout_recheck" if lost[-1].purpose == "timeout_recheck" else "infra_retry")
+        if not model:
+            return Final("infra_error", "infra_error", None, 0, len(attempts), 0.0, 0.0,
+                         f"evaluator failed {len(lost)} times: {lost[-1].detail[:200]}")
 
     effective = _effective(model)
-    if needs_recheck(model, policy):
-        need: Need | None = Need("timeout_recheck")
-    else:
-        wanted = 1
-        if policy.rerun_policy == "all" or (policy.rerun_policy == "failures"
-                                            and effective[0].protected_status != "passed"):
-            wanted = policy.rerun_count
-        need = Need("rerun") if len(effective) < wanted else None
+    need = _needed(model, effective, policy)
     if need is None:
         return _final(effective, len(attempts), model)
-    if lost:   # the policy asks for an attempt the evaluator could not complete in its retries
-        return Final("infra_error", "infra_error", None, 0, len(attempts), 0.0, 0.0,
-                     f"the {need.purpose.replace('_', ' ')} failed {len(infra)} times in the evaluator: "
-                     f"{infra[-1].detail[:200]}")
-    return need
+    if not lost:
+        return need
+    # the policy asks for an attempt the evaluator could not complete within its retries
+    note = (f"the {need.purpose.replace('_', ' ')} was lost to the evaluator {len(lost)} times: "
+            f"{lost[-1].detail[:200]}")
+    if all(a.protected_status == "passed" for a in effective):      # a pass that could not be confirmed
+        return Final("infra_error", "infra_error", None, 0, len(attempts), 0.0, 0.0, note)
+    final = _final(effective, len(attempts), model)                 # a failure stands without it
+    return replace(final, reason=f"{final.reason}; {note}" if final.reason else note)
+
+
+def _trailing_lost(attempts: list[Attempt]) -> list[Attempt]:
+    """Attempts lost to the evaluator since the last completed one: the tries of one needed attempt,
+    which get their own retry budget."""
+    out: list[Attempt] = []
+    for a in reversed(attempts):
+        if a.status == "ok":
+            break
+        out.append(a)
+    return out[::-1]
+
+
+def _needed(model: list[Attempt], effective: list[Attempt], policy: Policy) -> Need | None:
+    if needs_recheck(model, policy):
+        return Need("timeout_recheck")
+    wanted = 1
+    if policy.rerun_policy == "all" or (policy.rerun_policy == "failures" and effective[0].protected_status != "passed"):
+        wanted = policy.rerun_count
+    return Need("rerun") if len(effective) < wanted else None
 
 
 def needs_recheck(model: list[Attempt], policy: Policy) -> bool:
@@ -104,8 +119,9 @@ def needs_recheck(model: list[Attempt], policy: Policy) -> bool:
 def recheck_would_follow(attempts: list[Attempt], purpose: str, policy: Policy) -> bool:
     """Would a timeout in this next attempt be re-run alone? Then that recheck replaces the whole
     attempt, and the attempt need not spend a second budget on its public suite."""
-    return (policy.recheck_timeouts and purpose != "timeout_recheck"
-            and not any(a.purpose == "timeout_recheck" and a.status == "ok" for a in attempts))
+    timeout = Attempt(status="ok", purpose=purpose, public_status="not_run", protected_status="failed",
+                      failure_class="timeout")
+    return needs_recheck([a for a in attempts if a.status == "ok"] + [timeout], policy)
 
 
 def _effective(model: list[Attempt]) -> list[Attempt]:

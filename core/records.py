@@ -32,10 +32,13 @@ def execution_row(run_id: str, runtime: str, job, res) -> dict:
     prot = suites.get("protected") or {"status": "not_run"}
     head = prot if prot.get("status") != "not_run" else pub
     infra = head.get("class") == "infra_error"
+    detail = head.get("detail") or ""
+    if head is prot and pub.get("status") == "not_run" and pub.get("detail") not in (None, "", "no tests"):
+        detail = f"{detail} (public suite: {pub['detail']})"      # e.g. left to the re-check of a timeout
     return {**base, "status": "infra_error" if infra else "ok",
             "public_status": pub.get("status"), "public_class": pub.get("class"),
             "protected_status": prot.get("status"), "protected_class": prot.get("class"),
-            "failure_class": head.get("class"), "detail": redact(head.get("detail") or "")[:1000],
+            "failure_class": head.get("class"), "detail": redact(detail)[:1000],
             "exc_type": head.get("exc_type"), "exit_reason": res.get("exit", ""),
             # cpu_s: the headline suite's CPU (timeouts and what-if use it); cpu_total_s: sandbox cost
             "cpu_s": float(head.get("cpu_s") or 0.0), "cpu_total_s": float(res.get("cpu_s") or 0.0),

@@ -42,6 +42,7 @@ class OpenAIStub:
         self.drop_stream: set[str] = set()     # task ids whose stream stops before [DONE]
         self.fail_repairs = False              # chat requests holding an assistant turn get HTTP 500
         self.hold_after: int | None = None     # after this many answers, new requests wait for `release`
+        self.hold_from_request: int | None = None   # requests received after this many wait for `release`
         self.release = threading.Event()
         self.held = 0                          # requests waiting now
         self.requests: Counter = Counter()     # (task id, seed) -> requests received
@@ -122,7 +123,10 @@ def _handler(stub: OpenAIStub):
             text_in = _request_text(body, chat)
             task_id, seed = stub.task_of(text_in), body.get("seed")
             n = stub.count((task_id, seed), stub.requests)
-            if stub.hold_after is not None and stub.total_answered() >= stub.hold_after:
+            with stub._lock:
+                received = sum(stub.requests.values())
+            if (stub.hold_after is not None and stub.total_answered() >= stub.hold_after) or \
+                    (stub.hold_from_request is not None and received > stub.hold_from_request):
                 with stub._lock:
                     stub.held += 1
                 stub.release.wait()

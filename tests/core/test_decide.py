@@ -1,5 +1,7 @@
 """When a candidate is decided: infra retries, timeout rechecks, reruns and flakiness (plain data)."""
 
+import itertools
+
 from passgate.core.decide import Attempt, Final, Need, Policy, decide, recheck_would_follow
 
 
@@ -54,14 +56,35 @@ def test_a_recheck_lost_to_the_evaluator_is_retried_as_a_recheck_and_still_repla
     assert d.outcome == "failed" and d.failure_class == "timeout" and d.public_passed == 0
 
 
-def test_an_attempt_the_policy_needs_but_the_evaluator_cannot_complete_is_an_infra_error():
+def test_a_failure_stands_when_the_attempt_the_policy_asks_for_is_lost_to_the_evaluator():
     p = Policy(infra_retries=1)
-    d = decide([att("failed", "timeout"), att(**INFRA, purpose="timeout_recheck"),
+    d = decide([att("failed", "timeout", public="not_run"), att(**INFRA, purpose="timeout_recheck"),
                 att(**INFRA, purpose="timeout_recheck")], p)
-    assert isinstance(d, Final) and d.outcome == "infra_error" and "timeout recheck failed 2 times" in d.reason
+    assert (d.outcome, d.failure_class, d.protected_passed) == ("failed", "timeout", 0)
+    assert "the timeout recheck was lost to the evaluator 2 times" in d.reason
+    p = Policy(rerun_policy="failures", rerun_count=2, infra_retries=1)
+    d = decide([att("failed", "wrong_answer"), att(**INFRA, purpose="rerun"), att(**INFRA)], p)
+    assert (d.outcome, d.failure_class) == ("failed", "wrong_answer") and "rerun was lost" in d.reason
+
+
+def test_a_pass_the_policy_cannot_confirm_is_an_infra_error_not_a_pass():
     p = Policy(rerun_policy="all", rerun_count=2, infra_retries=1)
     d = decide([att(), att(**INFRA, purpose="rerun"), att(**INFRA)], p)
-    assert isinstance(d, Final) and d.outcome == "infra_error" and "rerun" in d.reason
+    assert isinstance(d, Final) and d.outcome == "infra_error" and d.protected_passed == 0
+    assert "rerun was lost to the evaluator 2 times" in d.reason
+
+
+def test_each_needed_attempt_gets_its_own_infra_retries():
+    p = Policy(infra_retries=2)
+    history = [att(**INFRA), att(**INFRA), att("failed", "timeout", purpose="infra_retry", public="not_run"),
+               att(**INFRA, purpose="timeout_recheck")]
+    assert decide(history, p) == Need("timeout_recheck")
+
+
+def test_a_recheck_that_gets_its_sandbox_killed_for_memory_twice_fails_for_memory():
+    oom = dict(INFRA, detail="container exited with 137, OOM-killed", purpose="timeout_recheck")
+    d = decide([att("failed", "timeout", public="not_run"), att(**oom), att(**oom)], Policy(infra_retries=5))
+    assert (d.outcome, d.failure_class) == ("failed", "memory_exceeded")
 
 
 def test_the_public_suite_is_skipped_after_a_timeout_only_when_a_recheck_will_replace_the_attempt():
@@ -98,3 +121,21 @@ def test_a_candidate_that_kills_its_sandbox_for_memory_twice_fails_for_memory():
     oom = dict(INFRA, detail="container exited with 137, OOM-killed")
     d = decide([att(**oom), att(**oom)], Policy(infra_retries=5))
     assert d.outcome == "failed" and d.failure_class == "memory_exceeded"
+
+
+def test_skipping_the_public_suite_agrees_with_decide_on_every_short_history():
+    """Whenever the grader is told a recheck will follow, a timeout in that attempt is in fact
+    re-checked (so its skipped public suite is never what decides the candidate), and the other way."""
+    kinds = [att(), att("failed", "timeout", public="not_run"), att("failed", "wrong_answer"),
+             att(**INFRA), att(purpose="timeout_recheck"), att(**INFRA, purpose="timeout_recheck")]
+    for policy in (Policy(), Policy(rerun_policy="all", rerun_count=3), Policy(recheck_timeouts=False)):
+        for n in range(4):
+            for history in itertools.product(kinds, repeat=n):
+                step = decide(list(history), policy)
+                if history and not isinstance(step, Need):
+                    continue
+                purpose = "grade" if not history else step.purpose
+                timeout = att("failed", "timeout", purpose=purpose, public="not_run")
+                after = decide(list(history) + [timeout], policy)
+                assert recheck_would_follow(list(history), purpose, policy) == (after == Need("timeout_recheck")), \
+                    (policy, history, purpose, after)

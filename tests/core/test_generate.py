@@ -249,19 +249,26 @@ def test_cancel_stops_requesting_and_leaves_the_rest_unrecorded(stub, humaneval_
 
 
 def test_concurrency_overlaps_requests_up_to_the_declared_number(stub, humaneval_tasks):
-    stub.hold_after = 1                 # the first answer alone, then every request waits at the stub
+    stub.hold_from_request = 1          # the first request alone, then every request waits at the stub
     box: dict = {}
-    worker = threading.Thread(target=lambda: box.setdefault("out", run(
-        make_manifest(stub.base_url, concurrency=6, n_per_task=3), humaneval_tasks)))
+
+    def generate():
+        try:
+            box["out"] = run(make_manifest(stub.base_url, concurrency=6, n_per_task=3), humaneval_tasks)
+        except BaseException as exc:    # noqa: BLE001 - shown by the assertion below
+            box["error"] = exc
+    worker = threading.Thread(target=generate)
     worker.start()
     deadline = time.monotonic() + 30
     while stub.held < 6:
-        assert worker.is_alive() and time.monotonic() < deadline, f"only {stub.held} requests in flight"
+        assert worker.is_alive() and time.monotonic() < deadline, \
+            f"only {stub.held} requests in flight; {box.get('error')}"
         time.sleep(0.02)
     time.sleep(0.3)
     assert stub.held == 6                # six in flight at once, and no seventh while they are
     stub.release.set()
     worker.join(30)
+    assert "error" not in box, box.get("error")
     cands, _ = box["out"]
     assert len(cands) == 9
 

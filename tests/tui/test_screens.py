@@ -172,6 +172,16 @@ async def test_wizard_types_into_the_justification_when_the_task_sets_imply_a_re
         await pilot.press(*" run")
         await pilot.pause()
         assert wizard.query_one("#just-holdout", Input).value == "demo run"
+        await pilot.press("ctrl+n")                       # past the step (its setting is saved), then back
+        await pilot.pause()
+        assert wizard.step == "scoring"
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert wizard.step == "b-holdout"
+        await pilot.press(*" only")
+        await pilot.pause()
+        assert wizard.query_one("#just-holdout", Input).value == "demo run only"
+        assert wizard.query_one("#set-holdout-public-only").value
 
 
 async def test_wizard_scoring_step_reports_the_manifest_loaders_error(fixed_app):

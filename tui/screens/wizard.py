@@ -98,6 +98,7 @@ class WizardScreen(RecordScreen):
         self.step = "review" if manifest_path else "tasks"
         self.visited = {self.step} if manifest_path else {"tasks"}
         self.frozen: Frozen | None = None
+        self.implied_shown: dict[str, str] = {}     # boundary -> the implied setting last put on its page
 
     # ---- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -211,17 +212,21 @@ class WizardScreen(RecordScreen):
 
     def _show_implied(self, b: str) -> None:
         implied = self.state.implied(b)
-        if implied is None or b in self.state.settings:
+        page = self.query_one(f"#b-{b}", Page)
+        note = self.query_one(f"#implied-{b}", Static)
+        if implied is None:                 # e.g. a product holdout set was added since
+            page.focus_target = None
+            note.update("")
             return
-        self.query_one(f"#set-{b}-{implied}", RadioButton).value = True
+        if self.implied_shown.get(b) != implied:     # first showing, or the task sets changed what they imply
+            self.query_one(f"#set-{b}-{implied}", RadioButton).value = True
+        self.implied_shown[b] = implied
         # the setting is decided by the inputs: what is left to do is the justification. The page
         # focuses it whenever it is shown, so no later focus call can move the keys elsewhere.
-        page = self.query_one(f"#b-{b}", Page)
         page.focus_target = f"#just-{b}"
         page.take_focus()
-        self.query_one(f"#implied-{b}", Static).update(
-            f"[yellow]Your task sets make this run {implied}[/yellow]: the gate reads it from the record whatever "
-            "is declared, so declare it and justify it (or go back and add a product holdout set).")
+        note.update(f"[yellow]Your task sets make this run {implied}[/yellow]: the gate reads it from the record "
+                    "whatever is declared, so declare it and justify it (or go back and add a product holdout set).")
 
     def action_next(self) -> None:
         if self.step == "review":
