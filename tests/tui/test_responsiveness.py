@@ -9,6 +9,7 @@ is timed against the same keys with no engine running.
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 
@@ -93,8 +94,11 @@ async def test_keys_are_handled_while_the_engine_reports_16400_candidates(big_db
         assert finished.is_set()
         await settle(pilot)
         posted = [m for m in seen if isinstance(m, EngineProgress)]
-        # a shared 2-core machine can be slow at any moment: compare with its own idle pace
-        assert max(latencies) < max(0.5, 4 * max(idle)), (latencies, idle)
+        # a shared 2-core machine can be slow at any moment: compare the typical key with this
+        # machine's own idle pace, and bound the worst one well below what a UI thread stuck behind
+        # the engine's reports (thousands of them, or a record query each) would take
+        assert statistics.median(latencies) < max(0.3, 4 * statistics.median(idle)), (latencies, idle)
+        assert max(latencies) < 2.0, (latencies, idle)
         assert len(posted) < 200, f"{len(posted)} progress messages for {total} candidates: the sink must throttle"
         assert f"{total}/{total}" in screen_text(app)              # the last report always lands
 
