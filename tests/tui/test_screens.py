@@ -5,11 +5,15 @@ Fast (no sandbox): the journeys against the real runner are in test_journeys.py.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Select
 
 from tests.tui.conftest import screen_text, settle, wait_for
 from tests.tui.fixture_db import BASELINE, INTERRUPTED, MANIFEST_ID, RUN
+
+REPO = Path(__file__).resolve().parents[2]
 
 SIZE = (120, 40)
 
@@ -182,6 +186,32 @@ async def test_wizard_types_into_the_justification_when_the_task_sets_imply_a_re
         await pilot.pause()
         assert wizard.query_one("#just-holdout", Input).value == "demo run only"
         assert wizard.query_one("#set-holdout-public-only").value
+
+
+async def test_wizard_drops_the_implied_setting_when_a_product_holdout_set_replaces_the_benchmark(fixed_app):
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        wizard = fixed_app.screen
+        for _ in range(8):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        assert wizard.step == "b-holdout" and "make this run public-only" in screen_text(fixed_app)
+        for _ in range(8):                                # back to the task sets
+            await pilot.press("ctrl+b")
+            await pilot.pause()
+        assert wizard.step == "tasks"
+        wizard.query_one("#kind", Select).value = "product"
+        wizard.query_one("#set-path", Input).value = str(REPO / "examples" / "product-tasks.jsonl")
+        wizard.query_one("#task-ids", Input).value = ""
+        for _ in range(8):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        assert wizard.step == "b-holdout"
+        assert wizard.state.implied("holdout") is None
+        assert "make this run public-only" not in screen_text(fixed_app)
+        assert fixed_app.focused is not wizard.query_one("#just-holdout", Input)
 
 
 async def test_wizard_scoring_step_reports_the_manifest_loaders_error(fixed_app):
