@@ -79,8 +79,8 @@ class NoSandbox(Exception):
 
 
 def engine_patience_s(runner: Runner) -> float:
-    """The patience, never shorter than one start attempt of the runner (a Ray node may take minutes)."""
-    return max(ENGINE_PATIENCE_S, float(getattr(runner, "start_timeout_s", 0.0)) + ENGINE_PATIENCE_S)
+    """The patience, on top of one start attempt of the runner (a Ray node may take minutes to start one)."""
+    return ENGINE_PATIENCE_S + float(getattr(runner, "start_timeout_s", 0.0))
 
 
 def new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float | None = None):

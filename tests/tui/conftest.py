@@ -51,6 +51,14 @@ async def settle(pilot, rounds: int = 3) -> None:
     await pilot.pause()
 
 
+async def keys(pilot, *names: str, times: int = 1) -> None:
+    """Press the keys in order (`times` over), letting the app handle each before the next."""
+    for _ in range(times):
+        for name in names:
+            await pilot.press(name)
+            await pilot.pause()
+
+
 async def wait_for(pilot, predicate, timeout: float = 60.0, what: str = "condition") -> None:
     """Poll the UI until `predicate()` holds; fails with `what` after `timeout` seconds."""
     import asyncio

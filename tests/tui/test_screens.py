@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, Select
 
-from tests.tui.conftest import screen_text, settle, wait_for
+from tests.tui.conftest import keys, screen_text, settle, wait_for
 from tests.tui.fixture_db import BASELINE, INTERRUPTED, MANIFEST_ID, RUN
 
 REPO = Path(__file__).resolve().parents[2]
@@ -157,33 +157,22 @@ async def test_wizard_types_into_the_justification_when_the_task_sets_imply_a_re
     that lands on the settings instead swallows what the operator types."""
     async with fixed_app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("n")
-        await pilot.pause()
+        await keys(pilot, "n")
         wizard = fixed_app.screen
-        for _ in range(8):                                # tasks, candidates, six boundaries up to holdout
-            await pilot.press("ctrl+n")
-            await pilot.pause()
+        await keys(pilot, "ctrl+n", times=8)              # tasks, candidates, six boundaries up to holdout
         assert wizard.step == "b-holdout"
         assert wizard.state.implied("holdout") == "public-only"
-        await pilot.press(*"demo")
-        await pilot.pause()
+        await keys(pilot, *"demo")
         assert wizard.query_one("#just-holdout", Input).value == "demo"
-        await pilot.press("ctrl+b")                       # back a step and forward again
-        await pilot.pause()
-        await pilot.press("ctrl+n")
-        await pilot.pause()
+        await keys(pilot, "ctrl+b", "ctrl+n")             # back a step and forward again
         assert wizard.step == "b-holdout"
-        await pilot.press(*" run")
-        await pilot.pause()
+        await keys(pilot, *" run")
         assert wizard.query_one("#just-holdout", Input).value == "demo run"
-        await pilot.press("ctrl+n")                       # past the step (its setting is saved), then back
-        await pilot.pause()
+        await keys(pilot, "ctrl+n")                       # past the step (its setting is saved), then back
         assert wizard.step == "scoring"
-        await pilot.press("ctrl+b")
-        await pilot.pause()
+        await keys(pilot, "ctrl+b")
         assert wizard.step == "b-holdout"
-        await pilot.press(*" only")
-        await pilot.pause()
+        await keys(pilot, *" only")
         assert wizard.query_one("#just-holdout", Input).value == "demo run only"
         assert wizard.query_one("#set-holdout-public-only").value
 
@@ -191,23 +180,16 @@ async def test_wizard_types_into_the_justification_when_the_task_sets_imply_a_re
 async def test_wizard_drops_the_implied_setting_when_a_product_holdout_set_replaces_the_benchmark(fixed_app):
     async with fixed_app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("n")
-        await pilot.pause()
+        await keys(pilot, "n")
         wizard = fixed_app.screen
-        for _ in range(8):
-            await pilot.press("ctrl+n")
-            await pilot.pause()
+        await keys(pilot, "ctrl+n", times=8)
         assert wizard.step == "b-holdout" and "make this run public-only" in screen_text(fixed_app)
-        for _ in range(8):                                # back to the task sets
-            await pilot.press("ctrl+b")
-            await pilot.pause()
+        await keys(pilot, "ctrl+b", times=8)              # back to the task sets
         assert wizard.step == "tasks"
         wizard.query_one("#kind", Select).value = "product"
         wizard.query_one("#set-path", Input).value = str(REPO / "examples" / "product-tasks.jsonl")
         wizard.query_one("#task-ids", Input).value = ""
-        for _ in range(8):
-            await pilot.press("ctrl+n")
-            await pilot.pause()
+        await keys(pilot, "ctrl+n", times=8)
         assert wizard.step == "b-holdout"
         assert wizard.state.implied("holdout") is None
         assert "make this run public-only" not in screen_text(fixed_app)
