@@ -22,9 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from passgate.core.store import Store            # noqa: E402
-from passgate.tui import records                 # noqa: E402
-from tests.tui.big_record import RUN, write_big_record   # noqa: E402
+from passgate.core.record.store import Store  # noqa: E402
+from passgate.tui import records  # noqa: E402
+from tests.tui.big_record import RUN, write_big_record  # noqa: E402
 
 
 def median_s(fn, repeat: int) -> float:

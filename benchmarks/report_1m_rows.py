@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/report_1m_rows.py [--tasks 5000] [--candidates 200] [--db PATH]
 
-Builds a real SQLite file through `core.store.Store` (schema, triggers, manifest, run, tasks),
+Builds a real SQLite file through `core.record.store.Store` (schema, triggers, manifest, run, tasks),
 then bulk-inserts candidates, executions and outcomes with `executemany` inside one transaction.
 Only this fixture bypasses the hash chain (rows carry placeholder hashes) so that setup takes
 seconds; the report reads the same columns either way. Prints the best wall time of --repeat
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from passgate.core.store import Store
+from passgate.core.record.store import Store
 
 SLICES = ("humaneval", "mbpp", "product-billing", "product-search")
 TAGS = ("strings", "math", "lists", "parsing")
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default=None, help="keep the SQLite file here (default: a temp file)")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    from passgate.core.report import build_report
+    from passgate.core.score.report import build_report
     tmp = None
     if args.db:
         path = Path(args.db)

@@ -59,10 +59,10 @@ def reference(samples: Path) -> tuple[float, int]:
 
 
 def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int) -> dict:
-    from passgate.core.engine import start_run
+    from passgate.core.record.store import Store
+    from passgate.core.run.engine import start_run
     from passgate.core.sandbox.docker_runner import docker_client
-    from passgate.core.store import Store
-    from passgate.core.tasks import file_sha256
+    from passgate.core.tasks.sets import file_sha256
     manifest = yaml.safe_load((REPO / "examples" / "humaneval-gpt35.yaml").read_text())
     manifest["candidates"]["import"]["path"] = str(samples)
     manifest["candidates"]["import"]["sha256"] = file_sha256(samples)

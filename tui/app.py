@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from passgate.core.progress import Progress
-from passgate.core.store import Store, default_db_path
+from passgate.core.record.store import Store, default_db_path
 
 from .messages import EngineDone, EngineProgress
 
@@ -120,7 +120,7 @@ class PassgateApp(App[None]):
 
     @work(thread=True, group="engine", exit_on_error=False)
     def _run_engine(self, launch: Launch) -> None:
-        from passgate.core.engine import resume_run, start_run
+        from passgate.core.run.engine import resume_run, start_run
         sink = ThrottledSink(lambda p: self.post_message(EngineProgress(launch.token, p)))
         store = self.open_store()
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from passgate.core.store import Store
+from passgate.core.record.store import Store
 
 COUNTED = ("passed", "failed", "flaky")        # outcomes that count toward pass@k
 RECENT_FAILURES = 12

@@ -1,6 +1,6 @@
 """Rich rendering of the report and comparison dicts: tables, text bars and a text histogram.
 
-`core/commands/report.py` and `compare.py` import this lazily (core never imports rich); the
+`cli/commands/report.py` and `compare.py` import this lazily (core never imports rich); the
 console can show the same renderables in a Textual `Static`.
 """
 
@@ -197,7 +197,7 @@ def _cost(report: Mapping) -> Table:
 
 
 def _generation(report: Mapping) -> Group:
-    from passgate.core.generation_report import generation_lines
+    from passgate.core.score.generation import generation_lines
     lines = generation_lines(report["generation"])
     return Group(Text("Generation", style="bold"), *(Text(line) for line in lines))
 

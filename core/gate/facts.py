@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 @dataclass(frozen=True)
 class CheckFact:
-    """One recorded boundary check (core/boundary.py), from the self-probe or the container."""
+    """One recorded boundary check (core/sandbox/boundary.py), from the self-probe or the container."""
     name: str
     ok: bool
     saw: str

@@ -8,10 +8,10 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from ..store import Store, verify_chain
+from passgate.core.record.store import Store, verify_chain
+
 from . import contamination as cm
-from .facts import (CheckFact, Contamination, Counts, DeclaredRelaxation, Finding, GateFacts, SignoffFact,
-                    SliceFact)
+from .facts import CheckFact, Contamination, Counts, DeclaredRelaxation, Finding, GateFacts, SignoffFact, SliceFact
 from .policy import Policy
 from .stats import score
 

@@ -1,4 +1,4 @@
-"""pass@1 and its intervals for the gate, through core/scoring.py and core/intervals.py.
+"""pass@1 and its intervals for the gate, through core/score/scoring.py and core/score/intervals.py.
 
 The gate asks two questions of the numbers: how wide is this run's pass@1 interval, and does the
 paired interval of (run - baseline) on the same tasks exclude zero. Both use the manifest's
@@ -40,8 +40,8 @@ def score(per_task: PerTask, interval: Mapping) -> Score:
     rule = interval.get("aggregation", "micro")
     weights = interval.get("weights") or {}
     try:
-        from ..intervals import IntervalSpec, bootstrap_pass_at_k
-        from ..scoring import Strata, aggregate, pass_at_k_array
+        from passgate.core.score.intervals import IntervalSpec, bootstrap_pass_at_k
+        from passgate.core.score.scoring import Strata, aggregate, pass_at_k_array
     except ImportError:
         point, lo, hi = _fallback_score(n, c, spec)
     else:
@@ -63,8 +63,8 @@ def paired_delta(base: PerTask, run: PerTask, interval: Mapping) -> dict:
     rule = interval.get("aggregation", "micro")
     weights = interval.get("weights") or {}
     try:
-        from ..intervals import IntervalSpec, paired_bootstrap
-        from ..scoring import Strata, aggregate, pass_at_k_array
+        from passgate.core.score.intervals import IntervalSpec, paired_bootstrap
+        from passgate.core.score.scoring import Strata, aggregate, pass_at_k_array
     except ImportError:
         delta, lo, hi = _fallback_paired(n_a, c_a, n_b, c_b, spec)
     else:

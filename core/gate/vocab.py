@@ -59,7 +59,7 @@ RISK_WHY: dict[tuple[str, str], str] = {
     ("holdout", "public-only"): "exposed benchmarks can reward memorisation over ability",
 }
 
-# Failed boundary checks (core/boundary.py `Check.boundary`) and the risk they mean.
+# Failed boundary checks (core/sandbox/boundary.py `Check.boundary`) and the risk they mean.
 CHECK_RISK: dict[str, str] = {
     "network": "critical", "mounts": "critical", "credentials": "critical", "runtime": "critical",
     "filesystem": "high", "processes": "high", "memory": "high", "image": "high",

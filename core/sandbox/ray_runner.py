@@ -23,8 +23,8 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from ..boundary import container_checks, failed, probe_checks
 from ..errors import SandboxUnavailable
+from .boundary import container_checks, failed, probe_checks
 from .docker_runner import worker_sha256
 from .ray_node import SlotServer
 from .runner import Runner, RunnerInfo, Worker, WorkerLost
@@ -280,7 +280,7 @@ class RayRunner(Runner):
             self._check_nodes(new, found)
 
     def _check_nodes(self, new: list[str], found: dict) -> None:
-        from ..dispatch import limits_for     # the limits the engine's own self-probe runs with
+        from .runner import limits_for  # the limits the engine's own self-probe runs with
         probe_limits = limits_for(self.docker_args["limits"], 30.0)
         actors = {nid: self._spawn(nid) for nid in new}
         # engines first on every node, sandboxes after: one node's clean-up of dead controllers'

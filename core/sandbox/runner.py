@@ -8,7 +8,11 @@ environment and answers with the raw result dict of the worker program (core/san
 from __future__ import annotations
 
 import abc
+import hashlib
+import json
 from dataclasses import dataclass, field
+
+from passgate.core.model import Task
 
 
 class WorkerLost(Exception):
@@ -79,3 +83,17 @@ class Runner(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Remove every worker this runner started."""
+
+
+def limits_for(base: dict, cpu_s: float) -> dict:
+    out = dict(base)
+    out["cpu_s"] = round(cpu_s, 3)
+    out["wall_s"] = round(cpu_s * float(base["wall_factor"]) + 2.0, 3)
+    return out
+
+
+def task_payload(task: Task) -> dict:
+    body = {"task_id": task.task_id, "entry_point": task.entry_point, "test_setup": task.test_setup,
+            "public_tests": task.public_tests, "protected_tests": task.protected_tests}
+    key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
+    return {"key": key, **body}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from passgate.core.gate.facts import (CheckFact, Contamination, Counts, GateFacts, Score, SignoffFact, SliceFact)
+from passgate.core.gate.facts import CheckFact, Contamination, Counts, GateFacts, Score, SignoffFact, SliceFact
 from passgate.core.gate.policy import load_policy
 from passgate.core.manifest import parse_manifest
-from passgate.core.store import Store
+from passgate.core.record.store import Store
 
 DIGEST = "sha256:" + "ab" * 32
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from passgate.core.store import Store
+from passgate.core.record.store import Store
 
 PROBE = {"checks": [{"name": "only_loopback_interface", "ok": True, "saw": "interfaces ['lo']"}]}
 PREFLIGHT = {"checks": [{"name": "network_none", "ok": True, "saw": "network mode 'none'"}]}

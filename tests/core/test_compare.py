@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from passgate.core.cli import main
-from passgate.core.compare import build_comparison
-from passgate.core.store import Store
+from passgate.cli.main import main
+from passgate.core.record.store import Store
+from passgate.core.score.compare import build_comparison
 from tests.core.report_kit import Cand, TaskSpec, manifest, record
 
 TASKS = [TaskSpec(f"T/{i}", "humaneval" if i < 30 else "mbpp") for i in range(40)]

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from passgate.core.errors import ConfigError
-from passgate.core.gate import gather_facts, verdict
 from passgate.core.gate import contamination as cm
-from passgate.core.store import Store
+from passgate.core.gate import gather_facts, verdict
+from passgate.core.record.store import Store
 from tests.core.gate_kit import record_run, secure
 
 PROMPT = ('def rolling_checksum(blocks: list[bytes], window: int) -> list[int]:\n'

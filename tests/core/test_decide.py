@@ -2,7 +2,7 @@
 
 import itertools
 
-from passgate.core.decide import Attempt, Final, Need, Policy, decide, recheck_would_follow
+from passgate.core.run.decide import Attempt, Final, Need, Policy, decide, recheck_would_follow
 
 
 def att(protected="passed", cls=None, purpose="grade", status="ok", public="passed", detail=""):

@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from passgate.core.cli import build_parser
+from passgate.cli.main import build_parser
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()

@@ -7,11 +7,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from passgate.core.cli import main
-from passgate.core.export import to_json, to_junit, to_markdown
-from passgate.core.export_svg import write_svgs
-from passgate.core.report import build_report
-from passgate.core.store import Store
+from passgate.cli.main import main
+from passgate.core.export.formats import to_json, to_junit, to_markdown
+from passgate.core.export.svg import write_svgs
+from passgate.core.record.store import Store
+from passgate.core.score.report import build_report
 from tests.core.report_kit import standard_run
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from passgate.core.engine import start_run
-from passgate.core.store import Store, verify_chain
+from passgate.core.record.store import Store, verify_chain
+from passgate.core.run.engine import start_run
 from tests.core.test_resume import manifest
 
 
@@ -116,7 +116,7 @@ def test_dockerd_restarted_mid_run_is_ridden_out(tmp_path, image_digest, docker_
     os.kill(pid, signal.SIGKILL)     # a crash: the engine's API and every attach stream vanish at once
     _wait_gone(pid)
     _wait_gone(_containerd_pid())    # dockerd's own containerd goes down after it; a new one needs its socket
-    from passgate.core.setup_env import ensure_dockerd
+    from passgate.core.sandbox.setup import ensure_dockerd
     time.sleep(5)                    # the run meets the dead engine first
     ensure_dockerd(reload=False, log=lambda _: None)   # as `passgate setup` would: clears the stale pid file
     t.join(400)
@@ -129,10 +129,10 @@ def test_dockerd_restarted_mid_run_is_ridden_out(tmp_path, image_digest, docker_
 def test_a_run_whose_engine_stays_down_stops_and_resumes_once_it_is_back(tmp_path, image_digest, docker_client,
                                                                          monkeypatch):
     _skip_unless_the_engine_is_passgates_alone(docker_client)
-    from passgate.core import dispatch
-    from passgate.core.engine import resume_run
     from passgate.core.errors import EngineLost
-    from passgate.core.setup_env import ensure_dockerd
+    from passgate.core.run import dispatch
+    from passgate.core.run.engine import resume_run
+    from passgate.core.sandbox.setup import ensure_dockerd
     monkeypatch.setattr(dispatch, "ENGINE_PATIENCE_S", 10.0)
     db = tmp_path / "g.db"
     t, box = run_in_thread(db, manifest(tmp_path, image_digest, n_tasks=164))

@@ -3,7 +3,7 @@
 import json
 
 from passgate.core.gate import gather_facts, verdict
-from passgate.core.store import Store
+from passgate.core.record.store import Store
 from tests.core.gate_kit import PREFLIGHT, record_run, secure
 
 

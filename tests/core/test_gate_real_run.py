@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from passgate.core.cli import main
-from passgate.core.store import Store
+from passgate.cli.main import main
+from passgate.core.record.store import Store
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -47,7 +47,7 @@ gate:
 
 
 def record(tmp: Path, digest: str, *, runtime: str = "runsc", humaneval: int = 24) -> tuple[Path, str]:
-    from passgate.core.taskio import file_sha256
+    from passgate.core.tasks.io import file_sha256
     tmp.mkdir(parents=True, exist_ok=True)
     shutil.copy(FIXTURE, tmp / FIXTURE.name)
     ids = ", ".join(f"HumanEval/{i}" for i in range(humaneval))

@@ -19,19 +19,19 @@ from pathlib import Path
 import pytest
 import yaml
 
+from passgate.core.candidates.generate import EndpointRefused, generate_candidates
+from passgate.core.candidates.prompts import chat_messages, render_prompt
 from passgate.core.errors import ConfigError
-from passgate.core.generate import EndpointRefused, generate_candidates
-from passgate.core.generation_report import generation_lines, generation_section
 from passgate.core.manifest import parse_manifest
-from passgate.core.prompts import chat_messages, render_prompt
-from passgate.core.store import Store, verify_chain
-from passgate.core.taskio import read_text
-from passgate.core.tasks_humaneval import default_path, load
+from passgate.core.record.store import Store, verify_chain
+from passgate.core.score.generation import generation_lines, generation_section
+from passgate.core.tasks.humaneval import default_path, load
+from passgate.core.tasks.io import read_text
 from tests.core.openai_stub import WRONG_BODY, OpenAIStub, humaneval_answers
 
 TASK_IDS = ("HumanEval/0", "HumanEval/2", "HumanEval/4")
 REPO = Path(__file__).resolve().parents[2]
-PASSGATE = [sys.executable, "-m", "passgate.core.cli"]
+PASSGATE = [sys.executable, "-m", "passgate.cli.main"]
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +135,7 @@ def test_failed_requests_are_retried_with_backoff_and_every_attempt_recorded(stu
 
 
 def test_backoff_doubles_up_to_its_cap_and_a_retry_after_header_wins(stub):
-    from passgate.core.generate import _Generator   # the delay rule, without sleeping through it
+    from passgate.core.candidates.generate import _Generator  # the delay rule, without sleeping through it
     manifest = make_manifest(stub.base_url)
     gen = _Generator(manifest.generation, None, "{prompt}", None, threading.Event(), print, 0.5, 3.0)
     assert [gen._delay(n, None) for n in (1, 2, 3, 4)] == [0.5, 1.0, 2.0, 3.0]
@@ -312,7 +312,7 @@ def test_repair_needs_chat_and_the_engine_check(stub, humaneval_tasks):
 
 # ------------------------------------------------------------------------------------ report
 def test_generation_section_counts_tokens_time_retries_and_errors_from_the_record(stub, humaneval_tasks, tmp_path):
-    from passgate.core.records import candidate_rows, task_rows
+    from passgate.core.run.rows import candidate_rows, task_rows
     stub.error_first, stub.fail_always = 1, {"HumanEval/4"}
     manifest = make_manifest(stub.base_url, retries=1)
     cands, _ = run(manifest, humaneval_tasks)
@@ -492,8 +492,8 @@ def test_repair_rounds_run_the_public_suite_in_the_sandbox_and_are_recorded(tmp_
 
 
 def test_the_repair_check_never_sends_protected_tests_to_the_sandbox(humaneval_tasks):
-    from passgate.core.dispatch import task_payload
-    from passgate.core.generate import SandboxPublicCheck
+    from passgate.core.candidates.generate import SandboxPublicCheck
+    from passgate.core.sandbox.runner import task_payload
     seen = []
 
     class Worker:
@@ -535,7 +535,7 @@ def test_cancel_abandons_requests_in_flight_instead_of_waiting_for_them(stub, hu
 @pytest.mark.docker
 def test_cancelled_run_stores_every_answer_it_got_and_resume_asks_only_for_the_rest(tmp_path, e2e_stub, image_digest,
                                                                                    monkeypatch):
-    from passgate.core.engine import resume_run, start_run
+    from passgate.core.run.engine import resume_run, start_run
     e2e_stub.hang, e2e_stub.hang_s = {"HumanEval/23", "HumanEval/29"}, 60.0   # in flight when cancel lands
     manifest = e2e_manifest(tmp_path, e2e_stub, concurrency=2)
     monkeypatch.setenv("PASSGATE_STUB_API_KEY", SECRET)

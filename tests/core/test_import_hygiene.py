@@ -42,9 +42,10 @@ def ui_modules_after_importing(*modules: str) -> list[str]:
 
 def test_the_walk_finds_the_engine_modules():
     modules = core_modules()
-    for expected in ("passgate.core.engine", "passgate.core.store", "passgate.core.sandbox.docker_runner",
-                     "passgate.core.commands.run", "passgate.core.rerun"):
+    for expected in ("passgate.core.run.engine", "passgate.core.record.store", "passgate.core.sandbox.docker_runner",
+                     "passgate.core.score.report", "passgate.core.run.rerun", "passgate.core.tasks.humaneval"):
         assert expected in modules
+    assert not any(m.startswith(("passgate.core.commands", "passgate.core.cli")) for m in modules)
 
 
 def test_no_core_module_imports_textual_or_rich():

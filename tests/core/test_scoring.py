@@ -8,8 +8,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from passgate.core.scoring import (PassAtKLookup, Strata, aggregate, denominator, pass_at_k, pass_at_k_array,
-                                   pass_at_k_table)
+from passgate.core.score.scoring import (
+    PassAtKLookup,
+    Strata,
+    aggregate,
+    denominator,
+    pass_at_k,
+    pass_at_k_array,
+    pass_at_k_table,
+)
 
 
 def plug_in(n: int, c: int, k: int) -> float:

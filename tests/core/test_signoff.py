@@ -2,9 +2,9 @@
 
 import pytest
 
-from passgate.core.cli import main
+from passgate.cli.main import main
 from passgate.core.gate.policy import policies_dir
-from passgate.core.store import Store, verify_chain
+from passgate.core.record.store import Store, verify_chain
 from tests.core.gate_kit import EGRESS_KEYS, record_run
 
 

@@ -5,7 +5,7 @@ import sqlite3
 import pytest
 
 from passgate.core.errors import StoreError
-from passgate.core.store import SCHEMA_VERSION, Store, verify_chain
+from passgate.core.record.store import SCHEMA_VERSION, Store, verify_chain
 
 
 def exec_row(run_id, i, **over):
@@ -111,7 +111,7 @@ def test_a_version_1_file_is_migrated_in_place(tmp_path):
 
 def test_the_reports_grouped_scans_read_covering_indexes_in_key_order(tmp_path):
     """A million-row report stays fast only while each scan reads an index alone and needs no sort."""
-    from passgate.core.report_data import Rescore, load_records
+    from passgate.core.score.data import Rescore, load_records
     s = Store(tmp_path / "r.db")
     s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
     s.append("executions", [exec_row("r1", i) for i in range(3)])

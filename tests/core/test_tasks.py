@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from passgate.core import tasks_evalplus, tasks_humaneval
 from passgate.core.errors import ConfigError
-from passgate.core.known_defects import KNOWN_DEFECTS
 from passgate.core.model import Task
-from passgate.core.tasks import file_sha256, load_task_set
-from passgate.core.tasks_evalplus_grader import RUNNER
-from passgate.core.tasks_doctest import Example, docstring_of, extract_examples, public_suite_code
+from passgate.core.tasks import evalplus as tasks_evalplus
+from passgate.core.tasks import humaneval as tasks_humaneval
+from passgate.core.tasks.doctests import Example, docstring_of, extract_examples, public_suite_code
+from passgate.core.tasks.evalplus_grader import RUNNER
+from passgate.core.tasks.known_defects import KNOWN_DEFECTS
+from passgate.core.tasks.sets import file_sha256, load_task_set
 from tests.core.grader_sim import reference_failures, run_suite
 
 REPO = Path(__file__).resolve().parents[2]
@@ -359,7 +360,7 @@ def test_evalplus_inputs_round_trip_through_tagged_json():
 
 
 def test_evalplus_suite_text_does_not_depend_on_the_string_hash_seed():
-    script = ("from passgate.core.tasks_evalplus import encode_inputs;"
+    script = ("from passgate.core.tasks.evalplus import encode_inputs;"
               "print(encode_inputs([[{'apple', 'pear', 'fig', 'kiwi'}]]))")
     outputs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}

@@ -3,8 +3,8 @@
 import json
 import sqlite3
 
-from passgate.core.cli import main
-from passgate.core.store import Store
+from passgate.cli.main import main
+from passgate.core.record.store import Store
 from tests.core.gate_kit import record_run
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from passgate.core.errors import ConfigError
-from passgate.core.report import build_report
-from passgate.core.store import Store
-from passgate.core.whatif import parse_scenario
+from passgate.core.record.store import Store
+from passgate.core.score.report import build_report
+from passgate.core.score.whatif import parse_scenario
 from tests.core.report_kit import CANDS, standard_run
 
 
@@ -97,7 +97,7 @@ def test_unknown_slice_is_an_error_naming_the_slices(store):
 
 
 def test_whatif_from_the_command_line(store, capsys):
-    from passgate.core.cli import main
+    from passgate.cli.main import main
     assert main(["--db", str(store.path), "report", "run-kit", "--whatif", "timeout=1", "--whatif",
                  "k=1,5;verifier=public"]) == 0
     out = capsys.readouterr().out

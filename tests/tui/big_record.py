@@ -8,7 +8,7 @@ import hashlib
 from pathlib import Path
 
 from passgate.core.manifest import parse_manifest
-from passgate.core.store import Store
+from passgate.core.record.store import Store
 from tests.tui.fixture_db import MANIFEST
 
 TASKS, PER_TASK = 164, 100

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from passgate.core.manifest import parse_manifest
-from passgate.core.store import Store
+from passgate.core.record.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MANIFEST = FIXTURES / "fixed-manifest.yaml"

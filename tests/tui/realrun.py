@@ -47,7 +47,7 @@ def manifest_text(samples: Path, *, name: str = "journey", policy: str = "public
 
 def frozen_manifest(directory: Path, **options) -> Path:
     """Write, freeze (dataset and samples hashes, image digest) and return the frozen manifest's path."""
-    from passgate.core.commands.freeze import freeze
+    from passgate.core.candidates.inputs import freeze
     from passgate.core.manifest import dump_manifest
     samples = write_samples(directory)
     path = directory / "journey.yaml"
@@ -58,8 +58,8 @@ def frozen_manifest(directory: Path, **options) -> Path:
 
 def record_run(db: Path, manifest: Path) -> str:
     """Run the manifest headless with the real engine; returns the run id."""
-    from passgate.core.engine import start_run
-    from passgate.core.store import Store
+    from passgate.core.record.store import Store
+    from passgate.core.run.engine import start_run
     store = Store(db)
     try:
         return start_run(store, manifest, operator="rel-eng")

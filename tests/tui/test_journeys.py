@@ -138,7 +138,7 @@ async def test_security_reviewer_signs_off_a_relaxation(record_copy, tmp_path):
         app.screen.query_one("#verdict-body").scroll_end(animate=False)
         await pilot.pause()
         assert "signed" in screen_text(app)
-    from passgate.core.store import Store
+    from passgate.core.record.store import Store
     rows = Store(db).rows("signoffs", run_id)
     assert [(r["boundary"], r["reviewer"], r["decision"]) for r in rows] == [
         ("holdout=public-only", "sec-reviewer", "approved")]
@@ -175,7 +175,7 @@ async def test_on_call_inspects_a_failed_candidate_and_reruns_it(record_copy, tm
         text = screen_text(app)
         assert "rerun" in text and "runtime_error" in text
         assert "failed runtime_error" in text                                  # the decided outcome is unchanged
-    from passgate.core.store import Store, verify_chain
+    from passgate.core.record.store import Store, verify_chain
     store = Store(db)
     assert verify_chain(store, run_id) == []
     assert store.count("outcomes", run_id) == 10

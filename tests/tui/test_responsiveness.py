@@ -16,7 +16,7 @@ import time
 import pytest
 
 from passgate.core.progress import Progress
-from passgate.core.store import Store
+from passgate.core.record.store import Store
 from passgate.tui import records
 from tests.tui.big_record import PER_TASK, RUN, TASKS, write_big_record
 from tests.tui.conftest import screen_text, settle

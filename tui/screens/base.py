@@ -6,9 +6,9 @@ from functools import partial
 from typing import Any, Callable
 
 from textual import on
-from textual.worker import get_current_worker
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from ..messages import Failed, Loaded
 

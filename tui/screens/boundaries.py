@@ -22,16 +22,15 @@ from textual.widgets import DataTable, Footer, Header, Static
 from passgate.core.errors import PassgateError
 
 from ..optional import optional
+from ..styles import STATUS_STYLE
 from .base import RecordScreen
-from .verdict import STATUS_STYLE
 
 SIGNABLE = ("unsigned", "signed", "refused")
 
 
 def boundary_review(store, run_id: str) -> dict:
-    from passgate.core.gate import gather_facts
+    from passgate.core.gate import gather_facts, policy_for
     from passgate.core.gate.relaxations import boundary_states
-    from passgate.core.gate import policy_for
     policy = policy_for(store, run_id, None)
     facts = gather_facts(store, run_id, policy, check_contamination=False)
     return {"facts": facts, "states": boundary_states(facts, policy), "policy": policy.name}
@@ -40,7 +39,7 @@ def boundary_review(store, run_id: str) -> dict:
 def record_signoff(_store, db_path: str, run_id: str, boundary: str, reviewer: str, statement: str,
                    refuse: bool) -> str:
     """Run `passgate signoff`; its refusal (exit 2) becomes a PassgateError with its own sentence."""
-    cmd = [sys.executable, "-m", "passgate.core.cli", "--db", db_path, "signoff", run_id, "--boundary", boundary,
+    cmd = [sys.executable, "-m", "passgate.cli.main", "--db", db_path, "signoff", run_id, "--boundary", boundary,
            "--reviewer", reviewer, "--statement", statement] + (["--refuse"] if refuse else [])
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:

@@ -19,7 +19,7 @@ from .verdict import other_runs
 
 def compare_runs(store, run_id: str, other: str) -> dict:
     """The report's paired comparison (other = baseline) and the gate's alerts of the run against it."""
-    from passgate.core.compare import build_comparison
+    from passgate.core.score.compare import build_comparison
     out = {"comparison": build_comparison(store, other, run_id), "alerts": None, "alerts_error": ""}
     evaluate = optional("passgate.core.gate", "evaluate")
     if evaluate is None:

@@ -33,7 +33,7 @@ def load_outcomes(store, run_id: str, show: str) -> list[dict]:
 
 
 def rerun(store, run_id: str, task_id: str, candidate_index: int | None, operator: str) -> list[dict]:
-    from passgate.core.rerun import rerun_task
+    from passgate.core.run.rerun import rerun_task
     return rerun_task(store, run_id, task_id, candidate_index=candidate_index, operator=operator)
 
 

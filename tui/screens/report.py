@@ -1,5 +1,5 @@
 """Report: pass@k with intervals per slice, public/protected gap, failure classes, timing distribution,
-cost, exclusions — `core.report.build_report` drawn by `tui/report_render.py` (as `passgate report RUN`).
+cost, exclusions — `core.score.report.build_report` drawn by `tui/report_render.py` (as `passgate report RUN`).
 
 `e` writes the report for the release ticket: Markdown and JSON (`core.export`), the same files as
 `passgate report RUN --markdown F --json F`.
@@ -19,7 +19,7 @@ from .base import RecordScreen
 
 
 def export_report(report: dict, directory: Path) -> list[Path]:
-    from passgate.core.export import to_json, to_markdown
+    from passgate.core.export.formats import to_json, to_markdown
     directory.mkdir(parents=True, exist_ok=True)
     run_id = report["run"]["run_id"]
     written = []
@@ -51,10 +51,10 @@ class ReportScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.sub_title = f"report · {self.run_id}"
-        build = optional("passgate.core.report", "build_report")
+        build = optional("passgate.core.score.report", "build_report")
         if build is None or optional("passgate.tui.report_render", "render_report") is None:
             self.query_one("#report-text", Static).update(
-                "The report is not available: passgate.core.report or passgate.tui.report_render is not "
+                "The report is not available: passgate.core.score.report or passgate.tui.report_render is not "
                 "installed in this build.")
             return
         self.load("report", build, self.run_id)

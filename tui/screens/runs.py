@@ -11,8 +11,8 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from passgate.core.errors import PassgateError
 
 from .. import records
-from ..records import RunRow
 from ..optional import optional
+from ..records import RunRow
 from .base import RecordScreen
 
 STATUS_CHOICES = [("all statuses", "")] + [(s, s) for s in

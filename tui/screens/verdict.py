@@ -17,13 +17,8 @@ from textual.widgets import Footer, Header, Static
 
 from .. import records
 from ..optional import optional
+from ..styles import CONSEQUENCE_STYLE, LEVEL_STYLE, STATUS_STYLE
 from .base import RecordScreen
-
-CONSEQUENCE_STYLE = {"release": "bold green", "canary": "bold yellow", "blocked": "bold red"}
-LEVEL_STYLE = {"strong": "green", "adequate": "cyan", "weak": "yellow", "invalid": "red",
-               "low": "green", "medium": "yellow", "high": "red", "critical": "bold red"}
-STATUS_STYLE = {"secure": "green", "signed": "cyan", "unsigned": "yellow", "unjustified": "red",
-                "refused": "red", "unverified": "yellow", "exceeds_policy": "bold red"}
 
 
 def evaluate_run(store, run_id: str, baseline: str | None):

@@ -15,14 +15,32 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import (Button, ContentSwitcher, Footer, Header, Input, Label, OptionList, RadioButton,
-                             RadioSet, Select, Static)
+from textual.widgets import (
+    Button,
+    ContentSwitcher,
+    Footer,
+    Header,
+    Input,
+    Label,
+    OptionList,
+    RadioButton,
+    RadioSet,
+    Select,
+    Static,
+)
 from textual.widgets.option_list import Option
 
 from passgate.core.errors import PassgateError
 
-from ..wizard_model import (BOUNDARY_STEPS, CANDIDATE_SOURCES, TASK_KINDS, TaskSetChoice, WizardState, risk_of,
-                            settings_of)
+from ..wizard_model import (
+    BOUNDARY_STEPS,
+    CANDIDATE_SOURCES,
+    TASK_KINDS,
+    TaskSetChoice,
+    WizardState,
+    risk_of,
+    settings_of,
+)
 from .base import RecordScreen
 
 STEPS: tuple[tuple[str, str], ...] = (
@@ -45,7 +63,7 @@ class Frozen:
 
 def freeze_to_file(_store, text: str | None, source: str | None, target: str) -> Frozen:
     """Write the wizard's YAML (or take an opened file), pin its inputs, write the frozen manifest."""
-    from passgate.core.commands.freeze import freeze
+    from passgate.core.candidates.inputs import freeze
     from passgate.core.manifest import dump_manifest
     out = Path(target)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,124 @@
+"""Load a manifest's inputs and refuse drift: task sets, candidates, and their pinned hashes."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from passgate.core.errors import ConfigError, DriftError
+from passgate.core.manifest import Manifest, load_manifest, resolve_path
+from passgate.core.model import Candidate, PostprocessSpec, Task
+
+
+@dataclass
+class Inputs:
+    tasks: list[Task]
+    candidates: list[Candidate]
+    model_label: str
+    notes: list[str] = field(default_factory=list)
+
+
+def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_only: bool = False) -> Inputs:
+    """Tasks and candidates as the manifest pins them; DriftError names the input that changed."""
+    from passgate.core.tasks.sets import file_sha256, load_task_set
+
+    tasks: list[Task] = []
+    notes: list[str] = []
+    seen: set[str] = set()
+    for i, spec in enumerate(manifest.tasks.sets):
+        path = resolve_path(manifest_path, spec.path)
+        ts = load_task_set(spec.kind, str(path) if path else None, slice=spec.slice,
+                           task_ids=list(spec.task_ids) if spec.task_ids else None, split=spec.split,
+                           exposure=spec.exposure)
+        if spec.sha256 is None:
+            raise DriftError(f"tasks.sets[{i}] ({spec.kind}) has no sha256 pin; run `passgate freeze` on the manifest")
+        if ts.sha256 != spec.sha256:
+            raise DriftError(f"dataset hash differs for tasks.sets[{i}] ({ts.path}): file is {ts.sha256}, "
+                             f"manifest pins {spec.sha256}")
+        if spec.revision and ts.revision and spec.revision != ts.revision:
+            raise DriftError(f"dataset revision differs for tasks.sets[{i}]: file is {ts.revision}, "
+                             f"manifest pins {spec.revision}")
+        for t in ts.tasks:
+            if t.task_id in seen:
+                raise ConfigError(f"task id {t.task_id} appears in two task sets", field=f"tasks.sets[{i}]")
+            seen.add(t.task_id)
+            tasks.append(t)
+        notes += [f"{ts.set_id}: {n}" for n in ts.notes]
+    c = manifest.candidates
+    if manifest.execution.image_digest is None:
+        raise DriftError("execution.image_digest is not pinned; run `passgate freeze` on the manifest")
+    model_label = c.model.name if c.source != "generate" else manifest.generation.model
+    if c.source == "import":
+        spec = c.import_
+        path = resolve_path(manifest_path, spec.path)
+        if spec.sha256 is None:
+            raise DriftError("candidates.import has no sha256 pin; run `passgate freeze` on the manifest")
+        actual = file_sha256(path)
+        if actual != spec.sha256:
+            raise DriftError(f"samples-file hash differs ({path}): file is {actual}, manifest pins {spec.sha256}")
+        if spec.prompt_map:
+            pm = resolve_path(manifest_path, spec.prompt_map)
+            if spec.prompt_map_sha256 and file_sha256(pm) != spec.prompt_map_sha256:
+                raise DriftError(f"prompt-map hash differs ({pm}): manifest pins {spec.prompt_map_sha256}")
+    if check_only:
+        return Inputs(tasks, [], model_label, notes)
+    candidates = load_candidates(manifest, manifest_path, tasks, notes)
+    return Inputs(tasks, candidates, model_label, notes)
+
+
+def postprocess_spec(manifest: Manifest) -> PostprocessSpec:
+    pp = manifest.candidates.postprocess
+    return PostprocessSpec(stop=tuple(pp.stop), extract_fence=pp.extract_fence, style=pp.style)
+
+
+def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes: list[str]) -> list[Candidate]:
+    c = manifest.candidates
+    by_id = {t.task_id: t for t in tasks}
+    if c.source == "reference":
+        out = []
+        for t in tasks:
+            if not t.reference_solution:
+                out.append(Candidate(t.task_id, 0, "", "", gen_status="excluded",
+                                     excluded_reason="task has no reference solution", source="reference"))
+                continue
+            prog = t.reference_solution
+            out.append(Candidate(t.task_id, 0, prog, prog, program=prog,
+                                 program_sha256=hashlib.sha256(prog.encode()).hexdigest(), source="reference",
+                                 source_ref=f"{t.set_id}:{t.task_id}", model_id="reference"))
+        return out
+    if c.source == "import":
+        from .samples import import_samples
+        spec = c.import_
+        result = import_samples(resolve_path(manifest_path, spec.path), by_id, fmt=spec.format,
+                                postprocess=postprocess_spec(manifest),
+                                prompt_map=resolve_path(manifest_path, spec.prompt_map))
+        for r in result.rejected:
+            notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
+        return list(result.candidates)
+    return []  # generated candidates arrive during the run
+
+
+def freeze(path: str) -> Manifest:
+    """The manifest at `path` with its dataset and samples sha256 and its image digest pinned."""
+    from passgate.core.tasks.sets import file_sha256, load_task_set
+    manifest, _text = load_manifest(path)
+    sets = []
+    for spec in manifest.tasks.sets:
+        p = resolve_path(path, spec.path)
+        ts = load_task_set(spec.kind, str(p) if p else None, slice=spec.slice,
+                           task_ids=list(spec.task_ids) if spec.task_ids else None, split=spec.split,
+                           exposure=spec.exposure)
+        sets.append(dataclasses.replace(spec, sha256=ts.sha256, revision=spec.revision or ts.revision))
+    manifest = dataclasses.replace(manifest, tasks=dataclasses.replace(manifest.tasks, sets=tuple(sets)))
+    cand = manifest.candidates
+    if cand.import_ is not None:
+        imp = dataclasses.replace(cand.import_, sha256=file_sha256(resolve_path(path, cand.import_.path)))
+        if imp.prompt_map:
+            imp = dataclasses.replace(imp, prompt_map_sha256=file_sha256(resolve_path(path, imp.prompt_map)))
+        manifest = dataclasses.replace(manifest, candidates=dataclasses.replace(cand, import_=imp))
+    from passgate.core.sandbox.docker_runner import docker_client
+    digest = docker_client().images.get(manifest.execution.image).id
+    manifest = dataclasses.replace(manifest, execution=dataclasses.replace(manifest.execution, image_digest=digest))
+    return manifest

@@ -1,0 +1,1 @@
+"""Exports of a report: JSON, Markdown, JUnit and SVG."""

@@ -1,0 +1,256 @@
+"""One run, end to end: freeze → check pins → probe the boundary → calibrate → grade → record.
+
+The engine is the single writer of the SQLite record. Sandbox workers run in threads, each owning
+one container; results come back on a queue and are appended as they arrive, so a run killed
+at any point resumes from the record: nothing recorded is executed again, nothing is lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from passgate.core.candidates.inputs import load_inputs
+from passgate.core.errors import BoundaryOpen, PassgateError, StoreError
+from passgate.core.manifest import Manifest, load_manifest, parse_manifest
+from passgate.core.model import Task
+from passgate.core.progress import Progress, ProgressSink
+from passgate.core.record.store import Store, utcnow
+from passgate.core.sandbox.boundary import container_checks, failed, probe_checks
+from passgate.core.sandbox.runner import Runner, limits_for
+
+from .decide import Policy
+from .dispatch import Job, RunContext, dispatch
+from .grading import REFERENCE_INDEX, GradingSession
+from .rows import candidate_rows, execution_row, task_rows
+
+PASSGATE_VERSION = "0.1.0"
+
+
+def new_run_id() -> str:
+    return time.strftime("r%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def base_limits(manifest: Manifest) -> dict:
+    lim = manifest.execution.limits
+    return {"cpu_s": lim.cpu_s, "wall_factor": lim.wall_factor, "memory_mb": lim.memory_mb,
+            "container_memory_mb": lim.container_memory_mb, "cpus": lim.cpus, "nproc": lim.nproc, "pids": lim.pids,
+            "nofile": lim.nofile, "file_size_mb": lim.file_size_mb, "scratch_mb": lim.scratch_mb,
+            "output_cap_kb": lim.output_cap_kb, "output_keep_kb": lim.output_keep_kb,
+            "seed": manifest.execution.seeds.random_seed}
+
+
+def make_runner(manifest: Manifest, run_id: str, *, ray_address: str | None = None) -> Runner:
+    """The local Docker runner; on a Ray cluster (`--ray ADDRESS` or `execution.ray_address`) the same
+    runner on every node, `execution.workers` sandboxes per node (core/sandbox/ray_runner.py)."""
+    ex = manifest.execution
+    args = dict(image=ex.image, runtime=ex.runtime, limits=base_limits(manifest),
+                seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz}, run_label=run_id)
+    address = ray_address or ex.ray_address
+    if address:
+        from passgate.core.sandbox.ray_runner import RayRunner
+        return RayRunner(address=address, per_node=ex.workers, isolation=ex.isolation, **args)
+    from passgate.core.sandbox.docker_runner import DockerRunner
+    return DockerRunner(**args)
+
+
+def start_run(store: Store, manifest_path: str | Path, *, progress: ProgressSink | None = None,
+              cancel: threading.Event | None = None, operator: str | None = None,
+              runner_factory: Callable[[Manifest, str], Runner] = make_runner) -> str:
+    """Freeze the manifest, record a new run and execute it. Returns the run id."""
+    manifest, text = load_manifest(manifest_path)
+    inputs = load_inputs(manifest, manifest_path)          # raises DriftError on any pin mismatch
+    run_id = new_run_id()
+    store.save_manifest(manifest.manifest_id, manifest.name, manifest.canonical_json(), text, str(manifest_path))
+    store.create_run({"run_id": run_id, "manifest_id": manifest.manifest_id, "name": manifest.name,
+                      "status": "created", "operator": operator or manifest.operator or os.environ.get("USER", ""),
+                      "policy": manifest.gate.policy, "model": inputs.model_label,
+                      "passgate_version": PASSGATE_VERSION,
+                      "seeds_json": json.dumps({"pythonhashseed": manifest.execution.seeds.pythonhashseed,
+                                                "random_seed": manifest.execution.seeds.random_seed,
+                                                "tz": manifest.execution.seeds.tz}),
+                      "host_json": json.dumps({"host": platform.node(), "python": platform.python_version(),
+                                               "platform": platform.platform()})})
+    store.save_tasks(run_id, task_rows(inputs.tasks))
+    store.append("candidates", candidate_rows(run_id, inputs.candidates))
+    for note in inputs.notes:
+        store.event(run_id, "input", note)
+    return _execute(store, run_id, manifest, progress, cancel, runner_factory, manifest_path=manifest_path)
+
+
+def resume_run(store: Store, run_id: str, *, progress: ProgressSink | None = None,
+               cancel: threading.Event | None = None,
+               runner_factory: Callable[[Manifest, str], Runner] = make_runner,
+               manifest_path: str | Path | None = None) -> str:
+    """Continue a run from its record; the frozen manifest is re-read from the database."""
+    run = store.run(run_id)
+    if run["status"] == "completed":
+        return run["run_id"]
+    stored = store.manifest(run["manifest_id"])
+    manifest = parse_manifest(stored["yaml_text"], stored["source_path"])
+    if manifest.manifest_id != run["manifest_id"]:
+        raise StoreError(f"the stored manifest of {run_id} no longer hashes to {run['manifest_id']}")
+    source = manifest_path or stored["source_path"]
+    load_inputs(manifest, source, check_only=True)        # pins still hold
+    return _execute(store, run["run_id"], manifest, progress, cancel, runner_factory, manifest_path=source)
+
+
+def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manifest_path) -> str:
+    progress = progress or (lambda _p: None)
+    cancel = cancel or threading.Event()
+    canary = "pg-canary-" + secrets.token_hex(16)
+    os.environ["PASSGATE_CANARY"] = canary  # planted in the controller; the probe proves it never arrives
+    runner = runner_factory(manifest, run_id)
+    status = "failed"
+    try:
+        info = runner.check(manifest.execution.image_digest)
+        store.update_run(run_id, status="running", started_at=utcnow(), error=None)
+        store.seal(run_id, "start", runtime=info.runtime, image=info.image, image_digest=info.image_digest,
+                   worker_sha256=info.worker_sha256, limits_json=json.dumps(info.limits))
+        store.event(run_id, "start", f"runner {info.runner}/{info.runtime} on {info.node}, image {info.image_digest}")
+        _runner_events(store, run_id, runner)
+        ctx = _context(store, run_id, manifest, progress, cancel)
+        _preflight(store, ctx, runner, info, canary)
+        _calibrate(store, ctx, runner)
+        GradingSession(store, ctx, runner).run()
+        if cancel.is_set():
+            status = "cancelled"
+        else:
+            status = "completed"
+    except BoundaryOpen as exc:
+        status = "refused"
+        store.update_run(run_id, error=exc.message)
+        raise
+    except PassgateError as exc:
+        store.update_run(run_id, error=exc.message)
+        raise
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    except BaseException as exc:
+        store.update_run(run_id, error=f"{type(exc).__name__}: {exc}")
+        raise
+    finally:
+        _runner_events(store, run_id, runner)
+        runner.close()
+        store.seal_finish(run_id, status)
+        store.event(run_id, "end", f"run {status}")
+        progress(Progress(run_id=run_id, phase="finished", message=f"run {status}"))
+    return run_id
+
+
+def _runner_events(store: Store, run_id: str, runner: Runner) -> None:
+    """A runner with many nodes reports which it accepted, refused or lost; the engine records it."""
+    for kind, message in getattr(runner, "drain_events", lambda: [])():
+        store.event(run_id, kind, message)
+
+
+def _context(store, run_id, manifest, progress, cancel) -> RunContext:
+    task_rows = {r["task_id"]: r for r in store.rows("tasks", run_id, order="position")}
+    tasks = {tid: Task(task_id=tid, slice=r["slice"], prompt=r["prompt"], entry_point=r["entry_point"],
+                       public_tests=r["public_tests"] or "", protected_tests=r["protected_tests"] or "",
+                       test_setup=r["test_setup"] or "", candidate_preamble=r["candidate_preamble"] or "",
+                       reference_solution=r["reference_solution"] or "", completion_style=r["completion_style"],
+                       tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
+                       set_sha256=r["set_sha256"], set_revision=r["set_revision"])
+             for tid, r in task_rows.items()}
+    ex = manifest.execution
+    policy = Policy(rerun_policy=ex.reruns.policy, rerun_count=ex.reruns.count, infra_retries=ex.reruns.infra_retries,
+                    recheck_timeouts=ex.timeout.recheck_alone)
+    return RunContext(run_id, manifest, tasks, task_rows, base_limits(manifest), policy, progress, cancel)
+
+
+def _preflight(store: Store, ctx: RunContext, runner: Runner, info, canary: str) -> None:
+    """Boundary self-probe and container checks, recorded before any candidate runs."""
+    ctx.progress(Progress(run_id=ctx.run_id, phase="preflight", message="probing the sandbox boundary"))
+    worker = runner.new_worker()
+    try:
+        limits = limits_for(ctx.limits, 30.0)
+        probe = worker.probe(limits, timeout=120)
+        inspect = worker.inspect()
+    finally:
+        worker.close()
+    probe.pop("id", None)
+    checks = probe_checks(probe, canary=canary, expected_nproc=int(ctx.limits["nproc"]))
+    container = container_checks(inspect, runtime=ctx.manifest.execution.runtime, image_digest=info.image_digest,
+                                 canary=canary)
+    store.seal(ctx.run_id, "preflight", probe_json=json.dumps({"checks": [c.as_dict() for c in checks], "raw": probe}),
+               preflight_json=json.dumps({"checks": [c.as_dict() for c in container],
+                                                "runtime": info.runtime, "image_digest": info.image_digest,
+                                                "worker_sha256": info.worker_sha256}))
+    bad = failed(checks) + failed(container)
+    if bad:
+        lines = "; ".join(f"{c.name} ({c.saw})" for c in bad)
+        store.event(ctx.run_id, "refused", f"boundary open: {lines}")
+        raise BoundaryOpen(f"the sandbox boundary is open where the manifest says closed: {lines}")
+    store.event(ctx.run_id, "preflight", f"{len(checks) + len(container)} boundary checks passed")
+
+
+def _calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
+    """Run every reference solution first: the self-check, and each task's CPU limit."""
+    tm = ctx.manifest.execution.timeout
+    run = store.run(ctx.run_id)
+    if run.get("selfcheck_json"):
+        return
+    refs = [t for t in ctx.tasks.values() if t.reference_solution]
+    is_reference_run = ctx.manifest.candidates.source == "reference"
+    if not tm.calibrate or is_reference_run or not refs:
+        limits = {tid: (max(tm.floor_s, ctx.manifest.execution.limits.cpu_s), None) for tid in ctx.tasks}
+        store.set_task_limits(ctx.run_id, limits)
+        store.seal(ctx.run_id, "selfcheck", selfcheck_json=json.dumps(
+            {"ran": False, "reason": "the candidates are the references" if is_reference_run else
+             ("calibration off" if not tm.calibrate else "no reference solutions")}))
+        for tid, (lim, _) in limits.items():
+            ctx.task_rows[tid]["cpu_limit_s"] = lim
+        return
+    ctx.progress(Progress(run_id=ctx.run_id, phase="calibrate", total=len(refs),
+                          message=f"self-check: {len(refs)} reference solutions"))
+    generous = limits_for(ctx.limits, max(tm.floor_s, ctx.manifest.execution.limits.cpu_s) * 4)
+    # a calibration cut short (controller killed, engine lost) keeps what it measured: on resume only
+    # the references without a completed execution run, as their next attempt
+    results: dict[str, dict] = {}
+    tried: dict[str, int] = {}
+    for r in store.query("SELECT * FROM executions WHERE run_id = ? AND candidate_index = ? "
+                         "AND purpose = 'selfcheck' ORDER BY exec_id", [ctx.run_id, REFERENCE_INDEX]):
+        tried[r["task_id"]] = max(tried.get(r["task_id"], 0), int(r["attempt"]))
+        if r["status"] == "ok":
+            results[r["task_id"]] = r
+    jobs = [Job(t.task_id, REFERENCE_INDEX, "selfcheck", tried.get(t.task_id, 0) + 1, t.reference_solution,
+                hashlib.sha256(t.reference_solution.encode()).hexdigest()) for t in refs if t.task_id not in results]
+    # references run in their own containers, closed before any candidate: no candidate's sandbox
+    # ever held a reference solution
+    for job, res in dispatch(ctx, runner, jobs, lambda j: generous):
+        row = execution_row(ctx.run_id, ctx.manifest.execution.runtime, job, res)
+        store.append("executions", [row])
+        results[job.task_id] = row
+    if ctx.cancel.is_set():
+        return       # not sealed: a resumed run measures the references still missing
+    limits, failures, cpu = {}, [], {}
+    for t in refs:
+        row = results.get(t.task_id)
+        if row is None:
+            continue
+        ok = row["status"] == "ok" and row["protected_status"] == "passed"
+        if not ok:
+            failures.append({"task_id": t.task_id, "class": row["failure_class"], "detail": row["detail"],
+                             "public_status": row["public_status"]})
+        ref_cpu = float(row["cpu_s"] or 0.0) if ok else None
+        cpu[t.task_id] = ref_cpu
+        limits[t.task_id] = (max(tm.floor_s, tm.factor * ref_cpu) if ref_cpu is not None else tm.floor_s, ref_cpu)
+    for tid in ctx.tasks:
+        limits.setdefault(tid, (tm.floor_s, None))
+    store.set_task_limits(ctx.run_id, limits)
+    for tid, (lim, _) in limits.items():
+        ctx.task_rows[tid]["cpu_limit_s"] = lim
+    summary = {"ran": True, "references": len(refs), "passed": len(refs) - len(failures), "failed": failures,
+               "public_failed": [t.task_id for t in refs if results.get(t.task_id, {}).get("public_status") == "failed"],
+               "floor_s": tm.floor_s, "factor": tm.factor}
+    store.seal(ctx.run_id, "selfcheck", selfcheck_json=json.dumps(summary))
+    store.event(ctx.run_id, "selfcheck", f"{summary['passed']}/{len(refs)} reference solutions pass their own tests")

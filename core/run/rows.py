@@ -1,0 +1,89 @@
+"""Record rows built from engine results: what one execution, outcome, task or candidate looks like
+in the store. Pure functions of their inputs."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+
+from passgate.core.model import Task
+from passgate.core.record.redact import redact
+from passgate.core.record.store import utcnow
+from passgate.core.sandbox.runner import WorkerLost
+
+from .decide import Final
+
+
+def execution_row(run_id: str, runtime: str, job, res) -> dict:
+    """One attempt as stored: the worker's result, or an infra failure when the worker was lost."""
+    now = utcnow()
+    wall = 0.0 if isinstance(res, WorkerLost) else float(res.get("wall_s") or 0.0)
+    began = (_dt.datetime.fromisoformat(now) - _dt.timedelta(seconds=wall)).isoformat(timespec="milliseconds")
+    base = {"run_id": run_id, "task_id": job.task_id, "candidate_index": job.candidate_index,
+            "attempt": job.attempt, "purpose": job.purpose, "program_sha256": job.program_sha256,
+            "started_at": began, "finished_at": now}
+    if isinstance(res, WorkerLost):
+        return {**base, "status": "infra_error", "public_status": "not_run", "protected_status": "not_run",
+                "failure_class": "infra_error", "detail": redact(str(res))[:1000], "exit_reason": "worker lost",
+                "cpu_s": 0.0, "cpu_total_s": 0.0, "wall_s": 0.0, "peak_rss_kb": 0, "out_bytes": 0, "stdout": "", "stderr": "",
+                "violations_json": "[]", "runtime": runtime, "image_digest": "",
+                "node": getattr(res, "node", ""), "container_id": "", "exc_type": None}
+    suites = res.get("suites") or {}
+    pub = suites.get("public") or {"status": "not_run"}
+    prot = suites.get("protected") or {"status": "not_run"}
+    head = prot if prot.get("status") != "not_run" else pub
+    infra = head.get("class") == "infra_error"
+    detail = head.get("detail") or ""
+    if head is prot and pub.get("status") == "not_run" and pub.get("detail") not in (None, "", "no tests"):
+        detail = f"{detail} (public suite: {pub['detail']})"      # e.g. left to the re-check of a timeout
+    return {**base, "status": "infra_error" if infra else "ok",
+            "public_status": pub.get("status"), "public_class": pub.get("class"),
+            "protected_status": prot.get("status"), "protected_class": prot.get("class"),
+            "failure_class": head.get("class"), "detail": redact(detail)[:1000],
+            "exc_type": head.get("exc_type"), "exit_reason": res.get("exit", ""),
+            # cpu_s: the headline suite's CPU (timeouts and what-if use it); cpu_total_s: sandbox cost
+            "cpu_s": float(head.get("cpu_s") or 0.0), "cpu_total_s": float(res.get("cpu_s") or 0.0),
+            "wall_s": float(res.get("wall_s") or 0.0),
+            "peak_rss_kb": int(res.get("maxrss_kb") or 0), "out_bytes": int(res.get("out_bytes") or 0),
+            "stdout": redact(res.get("stdout") or ""), "stderr": "",
+            "violations_json": json.dumps(res.get("violations") or []),
+            "runtime": runtime, "image_digest": "",
+            "node": res.get("node", ""), "container_id": (res.get("container_id") or "")[:12]}
+
+
+def outcome_row(run_id: str, task_id: str, index: int, outcome: str, *, final: Final | None = None,
+                 reason: str = "", executed_as: int | None = None) -> dict:
+    row = {"run_id": run_id, "task_id": task_id, "candidate_index": index, "outcome": outcome,
+           "failure_class": None, "public_passed": None, "protected_passed": 0, "attempts": 0,
+           "executed_as": executed_as, "cpu_s": None, "wall_s": None, "reason": reason, "decided_at": utcnow()}
+    if final is not None:
+        row.update(failure_class=final.failure_class, public_passed=final.public_passed,
+                   protected_passed=final.protected_passed, attempts=final.attempts, cpu_s=final.cpu_s,
+                   wall_s=final.wall_s, reason=final.reason if executed_as is None else
+                   (f"identical program to candidate {executed_as}; " + final.reason).strip("; "))
+    return row
+
+
+def task_rows(tasks: list[Task]) -> list[dict]:
+    return [{"task_id": t.task_id, "position": i, "slice": t.slice, "set_id": t.set_id, "set_sha256": t.set_sha256,
+             "set_revision": t.set_revision, "exposure": t.exposure, "tags_json": json.dumps(list(t.tags)),
+             "prompt": t.prompt, "entry_point": t.entry_point, "candidate_preamble": t.candidate_preamble,
+             "test_setup": t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
+             "reference_solution": t.reference_solution, "completion_style": t.completion_style,
+             "cpu_limit_s": None, "reference_cpu_s": None} for i, t in enumerate(tasks)]
+
+
+def candidate_rows(run_id: str, candidates) -> list[dict]:
+    rows = []
+    for c in candidates:
+        lp = c.logprobs
+        rows.append({"run_id": run_id, "task_id": c.task_id, "candidate_index": c.candidate_index,
+                     "raw_text": c.raw_text, "processed_text": c.processed_text, "program": c.program,
+                     "program_sha256": c.program_sha256, "source": c.source, "source_ref": c.source_ref,
+                     "seed": c.seed, "finish_reason": c.finish_reason, "prompt_tokens": c.prompt_tokens,
+                     "completion_tokens": c.completion_tokens, "latency_ms": c.latency_ms, "model_id": c.model_id,
+                     "logprobs_json": json.dumps(lp) if lp is not None else None,
+                     "mean_logprob": (sum(lp) / len(lp)) if lp else None, "gen_status": c.gen_status,
+                     "gen_error": c.gen_error, "gen_attempts_json": json.dumps(c.gen_attempts, default=str),
+                     "excluded_reason": c.excluded_reason, "created_at": utcnow()})
+    return rows

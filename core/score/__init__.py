@@ -1,0 +1,1 @@
+"""Scores: pass@k, intervals, the report and its sections, comparisons, what-if."""

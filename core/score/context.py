@@ -1,0 +1,220 @@
+"""What sits beside a score: configuration, counts, execution time and classes, cost, flaky
+candidates, and every omission with its reason. Pure functions of the record."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .data import RunRecords
+
+# Failure classes grouped the way a release ticket reads them.
+CATEGORIES = {
+    "syntax": ("syntax_error",),
+    "runtime": ("runtime_error", "premature_exit", "not_plain_data"),
+    "wrong_answer": ("wrong_answer",),
+    "resource": ("timeout", "memory_exceeded", "output_exceeded"),
+    "violation": ("sandbox_violation",),
+}
+_HISTOGRAM_BINS = 24
+
+
+def parse_json(text: Any) -> Any:
+    """A stored JSON column as data; text that is not JSON comes back as given; NULL as None."""
+    if text is None or text == "":
+        return None
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def run_section(run: Mapping) -> dict:
+    keys = ("run_id", "name", "status", "manifest_id", "model", "operator", "policy", "runtime", "image",
+            "image_digest", "worker_sha256", "created_at", "started_at", "finished_at", "passgate_version",
+            "error")
+    out = {k: run.get(k) for k in keys}
+    out["seeds"] = parse_json(run.get("seeds_json"))
+    out["host"] = parse_json(run.get("host_json"))
+    return out
+
+
+def _get(d: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(d, Mapping):
+            return None
+        d = d.get(key)
+    return d
+
+
+def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> dict:
+    """Model, decoding, benchmark revisions and hashes, test/timeout/package policy, image."""
+    sets = [{"set_id": r[0], "revision": r[1], "sha256": r[2], "tasks": r[3]} for r in store.db.execute(
+        "SELECT set_id, set_revision, set_sha256, COUNT(*) FROM tasks WHERE run_id = ? "
+        "GROUP BY set_id, set_revision, set_sha256 ORDER BY set_id", [run["run_id"]]).fetchall()]
+    execution = _get(manifest, "execution") or {}
+    limits = np.asarray(recs.cpu_limit, dtype=float)
+    calibrated = limits[np.isfinite(limits)]
+    packages = _get(execution, "packages")
+    packages = [packages] if isinstance(packages, str) else list(packages or [])
+    return {
+        "model": run.get("model") or _get(manifest, "generation", "model") or _get(manifest, "candidates", "model", "name"),
+        "candidates_source": _get(manifest, "candidates", "source"),
+        "decoding": _get(manifest, "generation") or _get(manifest, "candidates", "model"),
+        "benchmarks": sets,
+        "tasks_contract": _get(manifest, "tasks"),
+        "test_policy": {
+            "headline_suite": "protected",
+            "verifier": recs.rescore.verifier,
+            "tasks_with_public_tests": int(recs.has_public.sum()),
+            "tasks_without_public_tests": int((~recs.has_public).sum()),
+            "rule": "a candidate passes when its protected (full) suite passes; public tests are what the "
+                    "model saw and are scored apart",
+        },
+        "timeout_policy": {
+            "timeout": _get(execution, "timeout"),
+            "cpu_limit_s": _get(execution, "limits", "cpu_s"),
+            "wall_factor": _get(execution, "limits", "wall_factor"),
+            "reruns": _get(execution, "reruns"),
+            "task_cpu_limit_s": {"calibrated_tasks": int(calibrated.size),
+                                 "min": float(calibrated.min()) if calibrated.size else None,
+                                 "median": float(np.median(calibrated)) if calibrated.size else None,
+                                 "max": float(calibrated.max()) if calibrated.size else None},
+            "runner_limits": parse_json(run.get("limits_json")),
+        },
+        "package_policy": {"packages": packages,
+                           "rule": "listed packages on top of the pinned image's standard library"
+                           if packages else "the pinned image's standard library only"},
+        "sandbox": {"runtime": run.get("runtime"), "image": run.get("image"), "image_digest": run.get("image_digest"),
+                    "network": _get(execution, "network"), "filesystem": _get(execution, "filesystem"),
+                    "isolation": _get(execution, "isolation")},
+        "scoring": _get(manifest, "scoring"),
+    }
+
+
+def counts_section(recs: RunRecords) -> dict:
+    a = recs.arrays
+    return {
+        "tasks": int(recs.task_ids.size),
+        "candidates": int(a["candidates"].sum()),
+        "outcomes": int(a["outcome_rows"].sum()),
+        "counted": int(a["n"].sum()),
+        "passed": int(a["c"].sum()),
+        "flaky": int(a["flaky"].sum()),
+        "failed": int((a["n"] - a["c"] - a["flaky"]).sum()),
+        "infra_error": int(a["infra_error"].sum()),
+        "excluded": int(a["excluded"].sum()),
+        "pending": len(recs.pending),
+    }
+
+
+def _percentiles(seconds: np.ndarray) -> dict:
+    if seconds.size == 0:
+        return {"median": None, "p95": None, "max": None}
+    p50, p95 = np.percentile(seconds, [50, 95])
+    return {"median": float(p50), "p95": float(p95), "max": float(seconds.max())}
+
+
+def histogram(seconds: np.ndarray, bins: int = _HISTOGRAM_BINS) -> dict:
+    """Log-spaced histogram of times (s); zero times fall in the first bin."""
+    if seconds.size == 0:
+        return {"scale": "log10", "unit": "s", "edges": [], "counts": []}
+    positive = seconds[seconds > 0]
+    lo = float(positive.min()) if positive.size else 1e-6
+    hi = float(seconds.max()) if seconds.max() > lo else lo * 10
+    edges = np.logspace(np.floor(np.log10(lo) * 4) / 4, np.ceil(np.log10(hi) * 4) / 4, bins + 1)
+    counts, _ = np.histogram(np.clip(seconds, edges[0], edges[-1]), bins=edges)
+    return {"scale": "log10", "unit": "s", "edges": [float(e) for e in edges], "counts": counts.tolist()}
+
+
+def execution_section(recs: RunRecords) -> dict:
+    """Attempt times (CPU seconds of every attempt), failure classes of counted failures, timeouts."""
+    a = recs.arrays
+    seconds = recs.exec_times_us / 1e6
+    attempts = int(a["attempts"].sum())
+    by_purpose: dict[str, int] = {}
+    infra_attempts = 0
+    for row in recs.exec_other:
+        by_purpose[row["purpose"]] = by_purpose.get(row["purpose"], 0) + row["count"]
+        infra_attempts += row["count"] if row["status"] != "ok" else 0
+    grade_ok = attempts - sum(r["count"] for r in recs.exec_other)
+    by_purpose["grade"] = by_purpose.get("grade", 0) + grade_ok
+    counted = int(a["n"].sum())
+    timeouts = int(a["timeouts"].sum())
+    classes = dict(recs.class_counts)
+    return {
+        "attempts": attempts,
+        "attempts_by_purpose": dict(sorted(by_purpose.items())),
+        "attempts_not_plain": recs.exec_other,
+        "cpu_s": {"sum": float(seconds.sum()), **_percentiles(seconds)},
+        "wall_s": {"sum": float(a["wall_s"].sum())},
+        "histogram": histogram(seconds),
+        "timeouts": timeouts,
+        "timeout_rate": timeouts / counted if counted else None,
+        "failure_classes": classes,
+        "failure_categories": {cat: {cls: classes.get(cls, 0) for cls in members} | {
+            "total": sum(classes.get(cls, 0) for cls in members)} for cat, members in CATEGORIES.items()},
+        "infra_errors": {"candidates": int(a["infra_error"].sum()), "attempts": infra_attempts},
+        "rescored_by_limit": int(a["rescored"].sum()),
+    }
+
+
+def cost_section(recs: RunRecords) -> dict:
+    """Evaluator cost: sandbox CPU-seconds over every attempt, wall seconds, tokens; per slice."""
+    a = recs.arrays
+    by_slice = {}
+    for name in sorted(set(recs.slices.tolist())):
+        m = recs.slices == name
+        by_slice[name] = {"sandbox_cpu_s": float(a["cpu_s"][m].sum()), "attempts": int(a["attempts"][m].sum())}
+    return {
+        "sandbox_cpu_s": float(a["cpu_s"].sum()),
+        "sandbox_wall_s": float(a["wall_s"].sum()),
+        "attempts": int(a["attempts"].sum()),
+        "prompt_tokens": int(a["prompt_tokens"].sum()),
+        "completion_tokens": int(a["completion_tokens"].sum()),
+        "by_slice": by_slice,
+    }
+
+
+def flaky_section(recs: RunRecords) -> dict:
+    flaky = recs["flaky"]
+    tasks = [{"task_id": t, "flaky": int(f), "counted": int(n)}
+             for t, f, n in zip(recs.task_ids[flaky > 0], flaky[flaky > 0], recs["n"][flaky > 0])]
+    tasks.sort(key=lambda r: (-r["flaky"], r["task_id"]))
+    return {"total": int(flaky.sum()), "tasks_with_flaky": len(tasks), "tasks": tasks,
+            "rule": "attempts disagreed; a flaky candidate counts as not passed"}
+
+
+def omissions_section(recs: RunRecords, ks: Sequence[int]) -> dict:
+    """Every candidate left out of pass@k and every task without an estimate, with the reason."""
+    candidates = [{"task_id": r["task_id"], "candidate_index": r["candidate_index"], "outcome": r["outcome"],
+                   "failure_class": r["failure_class"], "reason": r["reason"] or _default_reason(r["outcome"])}
+                  for r in recs.rare if r["outcome"] in ("infra_error", "excluded")]
+    candidates += [{"task_id": r["task_id"], "candidate_index": r["candidate_index"], "outcome": "pending",
+                    "failure_class": None,
+                    "reason": r["excluded_reason"] or r["gen_error"] or "no outcome recorded (run not finished)"}
+                   for r in recs.pending]
+    n, cand = recs["n"], recs["candidates"]
+    tasks = []
+    for i in np.flatnonzero(n == 0).tolist():
+        if cand[i] == 0:
+            reason = "no candidates"
+        else:
+            reason = (f"none of {int(cand[i])} candidates counted: {int(recs['excluded'][i])} excluded, "
+                      f"{int(recs['infra_error'][i])} infra_error, "
+                      f"{int(cand[i] - recs['outcome_rows'][i])} without outcome")
+        tasks.append({"task_id": recs.task_ids[i], "reason": reason})
+    not_estimable = [{"k": int(k), "tasks": int(((n > 0) & (n < k)).sum()),
+                      "task_ids": recs.task_ids[(n > 0) & (n < k)].tolist()} for k in ks]
+    return {"candidates": candidates, "tasks": tasks, "not_estimable": not_estimable,
+            "counts": {"excluded": int(recs["excluded"].sum()), "infra_error": int(recs["infra_error"].sum()),
+                       "pending": len(recs.pending), "tasks_without_counted_candidates": len(tasks)}}
+
+
+def _default_reason(outcome: str) -> str:
+    return {"infra_error": "the evaluator failed after its retries",
+            "excluded": "never run"}.get(outcome, outcome)

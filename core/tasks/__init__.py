@@ -1,0 +1,1 @@
+"""Task sets: the loaders for each benchmark format, their pins and known defects."""
