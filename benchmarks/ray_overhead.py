@@ -167,10 +167,10 @@ def on_cluster(cluster):
 class _Answers:
     """Stands in for a node's Docker worker: answers every call at once with one real result."""
 
-    def __init__(self, result: dict):
+    def __init__(self, result):
         self.result, self.container_id = result, "no-sandbox"
 
-    def evaluate(self, task, program, limits, *, timeout):
+    def evaluate(self, request):
         return self.result
 
     def close(self) -> None:
@@ -187,20 +187,21 @@ def layer_alone(cluster, calls: int = 1000) -> dict:
     from passgate.core.sandbox.docker_runner import DockerRunner
     from passgate.core.sandbox.ray_node import SlotServer
     from passgate.core.sandbox.ray_runner import SLOT_RESOURCE, RayRunner, _Node
-    from passgate.core.sandbox.runner import limits_for, task_payload
+    from passgate.core.sandbox.runner import EvalRequest, TaskSpec, limits_for
     problems = read_problems()
     tid = "HumanEval/2"
     m, _ = load_manifest(REPO / "examples" / "humaneval-canonical.yaml")
     limits = limits_for(base_limits(m), 3.0)
     from passgate.core.model import Task
     p = problems[tid]
-    task = task_payload(Task(task_id=tid, slice="humaneval", prompt=p["prompt"], entry_point=p["entry_point"],
+    task = TaskSpec.of(Task(task_id=tid, slice="humaneval", prompt=p["prompt"], entry_point=p["entry_point"],
                              public_tests="", protected_tests=p["test"] + f"\ncheck({p['entry_point']})\n"))
     program = p["prompt"] + p["canonical_solution"]
+    request = EvalRequest(task, program, limits, timeout_s=60)
     local = DockerRunner(image=m.execution.image, runtime="runsc", limits=base_limits(m))
     w = local.new_worker()
     try:
-        result = w.evaluate(task, program, limits, timeout=60)     # a real answer, to send back each time
+        result = w.evaluate(request)     # a real answer, to send back each time
     finally:
         local.close()
 
@@ -219,12 +220,12 @@ def layer_alone(cluster, calls: int = 1000) -> dict:
     runner._nodes[nid] = _Node(nid, "no-sandbox", 1)
     worker = runner.new_worker()
     for _ in range(50):
-        worker.evaluate(task, program, limits, timeout=60)
+        worker.evaluate(request)
     time.sleep(2)
     background = idle_rate(2)
     c, t = cpu_outside_sandbox_s(), time.perf_counter()
     for _ in range(calls):
-        worker.evaluate(task, program, limits, timeout=60)
+        worker.evaluate(request)
     wall = time.perf_counter() - t
     cpu = cpu_outside_sandbox_s() - c - background * wall
     worker.close()

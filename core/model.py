@@ -98,50 +98,6 @@ class Candidate:
     source_verdict: dict | None = None  # the samples file's own verdict fields (is_solved, passed, result)
 
 
-@dataclass
-class SuiteResult:
-    """Result of one test suite against one candidate process."""
-
-    status: str                    # passed | failed | not_run
-    failure_class: str | None = None
-    detail: str = ""
-    exc_type: str | None = None
-
-
-@dataclass
-class Execution:
-    """One attempt to run one candidate: the unit the runner returns and the store appends."""
-
-    task_id: str
-    candidate_index: int
-    attempt: int
-    purpose: str                   # grade | rerun | timeout_recheck | infra_retry | selfcheck
-    program_sha256: str
-    status: str                    # ok | infra_error
-    public: SuiteResult
-    protected: SuiteResult
-    failure_class: str | None      # headline: the protected suite's class, or infra_error
-    detail: str = ""
-    exit_reason: str = ""
-    cpu_s: float = 0.0
-    wall_s: float = 0.0
-    peak_rss_kb: int = 0
-    out_bytes: int = 0
-    stdout: str = ""
-    stderr: str = ""
-    violations: list[str] = field(default_factory=list)
-    runtime: str = ""
-    image_digest: str = ""
-    node: str = ""
-    container_id: str = ""
-    started_at: str = ""
-    finished_at: str = ""
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "ok" and self.protected.status == "passed"
-
-
 @dataclass(frozen=True)
 class PostprocessSpec:
     """How raw model text becomes the processed candidate; applied to every candidate alike."""

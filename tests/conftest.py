@@ -20,6 +20,13 @@ def sandbox_limits(**over) -> dict:
     return lim
 
 
+def evaluate(worker, task, program: str, *, timeout: float = 60, **options):
+    """One candidate through a real worker, under the test limits (overrides in `options["limits"]`)."""
+    from passgate.core.sandbox.runner import EvalRequest
+    limits = options.pop("limits", None) or sandbox_limits()
+    return worker.evaluate(EvalRequest(task=task, program=program, limits=limits, timeout_s=timeout, **options))
+
+
 @pytest.fixture(scope="session")
 def docker_client():
     from passgate.core.sandbox.docker_runner import docker_client as make

@@ -10,7 +10,6 @@ candidate has an outcome, every executed outcome has its attempts). Exit 0 intac
 from __future__ import annotations
 
 import hashlib
-import sys
 
 
 def register(sub) -> None:

@@ -18,7 +18,6 @@ import dataclasses
 import hashlib
 import os
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -27,6 +26,7 @@ from passgate.core.manifest import GenerationContract, Manifest
 from passgate.core.model import Candidate, Task
 from passgate.core.record.redact import redact
 from passgate.core.record.store import utcnow
+from passgate.core.sandbox.runner import EvalRequest, TaskSpec
 
 from .endpoint import AttemptFailed, Reply, abort, api_url, check_endpoint, post, request_body
 from .inputs import postprocess_spec
@@ -292,8 +292,8 @@ class SandboxPublicCheck:
     model is told in a repair round comes from the tests that grade it.
     """
 
-    def __init__(self, runner, payload_of: Callable[[Task], dict], limits_of: Callable[[Task], dict]):
-        self.runner, self.payload_of, self.limits_of = runner, payload_of, limits_of
+    def __init__(self, runner, spec_of: Callable[[Task], TaskSpec], limits_of: Callable[[Task], dict]):
+        self.runner, self.spec_of, self.limits_of = runner, spec_of, limits_of
         self._worker = None
         self._lock = threading.Lock()
 
@@ -305,14 +305,13 @@ class SandboxPublicCheck:
             try:
                 if self._worker is None:
                     self._worker = self.runner.new_worker()
-                result = self._worker.evaluate(self.payload_of(dataclasses.replace(task, protected_tests="")),
-                                               program, limits, timeout=float(limits["wall_s"]) * 2 + 30)
+                spec = self.spec_of(dataclasses.replace(task, protected_tests=""))
+                result = self._worker.evaluate(EvalRequest(spec, program, limits, float(limits["wall_s"]) * 2 + 30))
             except Exception as exc:  # noqa: BLE001 - WorkerLost and the like: the round cannot be judged
                 self.close()
                 return None, f"public check failed in the sandbox: {type(exc).__name__}: {exc}"
-        public = (result.get("suites") or {}).get("public") or {}
-        detail = public.get("detail") or public.get("class") or ""
-        return public.get("status") == "passed", detail
+        public = result.public
+        return public.status == "passed", public.detail or public.failure_class or ""
 
     def close(self) -> None:
         if self._worker is not None:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from ..errors import ConfigError
 from ..manifest import _build, read_located_yaml  # the manifest's strict loader: same errors, same rules
-from .vocab import BOUNDARIES, SECURE_DEFAULT, rank, risk_rank, evidence_rank
+from .vocab import BOUNDARIES, SECURE_DEFAULT, evidence_rank, rank, risk_rank
 
 POLICY_VERSION = 1
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")

@@ -11,12 +11,13 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from passgate.core.errors import EngineLost, SandboxUnavailable
 from passgate.core.manifest import Manifest
 from passgate.core.model import Task
 from passgate.core.progress import ProgressSink
-from passgate.core.sandbox.runner import Runner, WorkerLost, limits_for, task_payload
+from passgate.core.sandbox.runner import EvalRequest, Runner, TaskSpec, WorkerLost, limits_for
 
 from .decide import Policy
 
@@ -42,18 +43,24 @@ class RunContext:
     progress: ProgressSink
     cancel: threading.Event
     groups: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    _payloads: dict[str, dict] = field(default_factory=dict, repr=False)
+    _specs: dict[str, TaskSpec] = field(default_factory=dict, repr=False)
 
     def task_limits(self, task_id: str) -> dict:
         """The limits a candidate of this task runs under: its calibrated CPU limit, else the manifest's."""
         return limits_for(self.limits, float(self.task_rows[task_id]["cpu_limit_s"] or self.limits["cpu_s"]))
 
-    def payload(self, task_id: str) -> dict:
+    def spec(self, task_id: str) -> TaskSpec:
         """The task as the worker receives it, built once: every candidate of a task sends the same."""
-        body = self._payloads.get(task_id)
-        if body is None:
-            body = self._payloads[task_id] = task_payload(self.tasks[task_id])
-        return body
+        spec = self._specs.get(task_id)
+        if spec is None:
+            spec = self._specs[task_id] = TaskSpec.of(self.tasks[task_id])
+        return spec
+
+    def request(self, job: Job, limits: dict, **options) -> EvalRequest:
+        """What a worker is asked for `job`: two suites, each with its wall budget, plus the grader's allowance."""
+        processes = 3 if options.get("classic_program") else 2
+        return EvalRequest(task=self.spec(job.task_id), program=job.program, limits=limits,
+                           timeout_s=float(limits["wall_s"]) * processes + 660, **options)
 
 
 ENGINE_PATIENCE_S = 120.0   # how long a worker waits for a sandbox to start before the run stops
@@ -82,116 +89,145 @@ def new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: floa
             delay = min(delay * 2, 8.0)
 
 
-def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], limits_of, *, on_result=None, workers=None,
-              feed: queue.Queue | None = None, on_feed=None):
-    """Run jobs on `workers` sandbox workers in threads; yields (job, result-or-WorkerLost) in arrival order.
+def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], request_of: Callable[[Job], EvalRequest], *,
+             on_result=None, workers=None, feed: queue.Queue | None = None, on_feed=None):
+    """Run jobs on `workers` sandbox workers in threads; yields (job, EvalResult-or-WorkerLost) in arrival order.
 
-    `on_result` may return follow-up jobs (reruns, infra retries), which go back on the queue.
-    `feed` delivers more work while running (generated candidates, turned into jobs by `on_feed`)
-    until it yields None.
+    `request_of(job)` builds what the worker is asked. `on_result` may return follow-up jobs (reruns,
+    infra retries), which go back on the queue. `feed` delivers more work while running (generated
+    candidates, turned into jobs by `on_feed`) until it yields None.
     """
     # a multi-node runner says how many workers keep all its nodes busy
     slots = getattr(runner, "concurrency", None) or ctx.manifest.execution.workers
     n = max(1, min(workers or slots, len(jobs) or 1))
     if feed is not None:
         n = max(n, workers or slots)
-    per_candidate = ctx.manifest.execution.isolation == "candidate"
-    todo: queue.Queue = queue.Queue()
-    results: queue.Queue = queue.Queue()
-    for j in jobs:
-        todo.put(j)
-    outstanding = len(jobs)
-    stop = threading.Event()
+    pool = _Pool(runner, request_of, per_candidate=ctx.manifest.execution.isolation == "candidate")
+    pool.start(n, jobs)
+    try:
+        yield from pool.results(ctx.cancel, on_result, feed, on_feed)
+    finally:
+        pool.stop_all()
 
-    def loop():
+
+class _Pool:
+    """Worker threads, each owning one sandbox worker at a time; results come back on a queue."""
+
+    def __init__(self, runner: Runner, request_of, *, per_candidate: bool):
+        self.runner, self.request_of, self.per_candidate = runner, request_of, per_candidate
+        self.todo: queue.Queue = queue.Queue()
+        self.done: queue.Queue = queue.Queue()
+        self.stop = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.outstanding = 0
+
+    def start(self, n: int, jobs: list[Job]) -> None:
+        for j in jobs:
+            self.todo.put(j)
+        self.outstanding = len(jobs)
+        self.threads = [threading.Thread(target=self._loop, name=f"passgate-worker-{i}", daemon=True)
+                        for i in range(n)]
+        for t in self.threads:
+            t.start()
+
+    def stop_all(self) -> None:
+        self.stop.set()
+        for _ in self.threads:
+            self.todo.put(None)
+        for t in self.threads:
+            t.join(timeout=60)
+
+    # ---- one thread -------------------------------------------------------------
+    def _loop(self) -> None:
         worker = None
         try:
-            while not stop.is_set():
+            while not self.stop.is_set():
                 try:
-                    job = todo.get(timeout=0.2)
+                    job = self.todo.get(timeout=0.2)
                 except queue.Empty:
                     continue
                 if job is None:
                     return
-                lim = limits_of(job)
                 if worker is None:
-                    try:
-                        worker = new_worker_patiently(runner, stop)
-                    except Exception as exc:  # noqa: BLE001 - whatever the engine said, it is said once, below
-                        if getattr(exc, "capacity_gone", False):   # the runner lost a slot for good: the job
-                            todo.put(job)                           # goes to another thread, this one ends
-                            return
-                        # nothing ran: the job is not an attempt, and the run stops to be resumed later
-                        results.put((job, NoSandbox(f"{type(exc).__name__}: {exc}")))
+                    worker = self._start_worker(job)
+                    if worker is None:
                         return
-                try:
-                    task = ctx.payload(job.task_id)
-                    # two suites, each with its wall budget, plus the grader's own allowance
-                    res = worker.evaluate(task, job.program, lim, timeout=float(lim["wall_s"]) * 2 + 660)
-                    res["node"], res["container_id"] = worker.node, getattr(worker, "container_id", "")
-                except WorkerLost as exc:
-                    res = exc
-                    if worker is not None:
-                        worker.close()
-                    worker = None
-                except BaseException as exc:  # anything else is an evaluator fault, never the model's
-                    res = WorkerLost(f"{type(exc).__name__}: {exc}")
-                    if worker is not None:
-                        worker.close()
-                    worker = None
-                results.put((job, res))
-                if per_candidate and worker is not None:
+                worker, res = self._evaluate(worker, job)
+                self.done.put((job, res))
+                if self.per_candidate and worker is not None:
                     worker.close()
                     worker = None
         finally:
             if worker is not None:
                 worker.close()
 
-    threads = [threading.Thread(target=loop, name=f"passgate-worker-{i}", daemon=True) for i in range(n)]
-    for t in threads:
-        t.start()
-    feeding = feed is not None
-    try:
-        while outstanding or feeding:
-            if ctx.cancel.is_set():
-                break
-            while feeding:
-                try:
-                    item = feed.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None:
-                    feeding = False
-                    break
-                job = on_feed(item)
-                if job is not None:
-                    todo.put(job)
-                    outstanding += 1
-            try:
-                job, res = results.get(timeout=0.2 if feeding else 0.5)
-            except queue.Empty:
-                if any(t.is_alive() for t in threads):
-                    continue
-                try:                  # the last thread may have said why just before it ended
-                    job, res = results.get_nowait()
-                except queue.Empty:
-                    raise EngineLost("every sandbox worker stopped: no node or engine is left to run candidates. "
-                                     "Every verdict recorded so far is kept; `passgate run --resume RUN_ID` "
-                                     "continues once sandboxes can start again") from None
+    def _start_worker(self, job: Job):
+        """A sandbox for this thread; None when the thread must end (the job is handed on or reported)."""
+        try:
+            return new_worker_patiently(self.runner, self.stop)
+        except Exception as exc:  # noqa: BLE001 - whatever the engine said, it is said once, below
+            if getattr(exc, "capacity_gone", False):   # the runner lost a slot for good: the job
+                self.todo.put(job)                      # goes to another thread, this one ends
+                return None
+            # nothing ran: the job is not an attempt, and the run stops to be resumed later
+            self.done.put((job, NoSandbox(f"{type(exc).__name__}: {exc}")))
+            return None
+
+    def _evaluate(self, worker, job: Job):
+        try:
+            return worker, worker.evaluate(self.request_of(job))
+        except WorkerLost as exc:
+            worker.close()
+            return None, exc
+        except BaseException as exc:  # anything else is an evaluator fault, never the model's
+            worker.close()
+            return None, WorkerLost(f"{type(exc).__name__}: {exc}")
+
+    # ---- the caller's side ----------------------------------------------------------
+    def results(self, cancel: threading.Event, on_result, feed, on_feed):
+        feeding = feed is not None
+        while self.outstanding or feeding:
+            if cancel.is_set():
+                return
+            feeding = feeding and self._take_feed(feed, on_feed)
+            job, res = self._next(0.2 if feeding else 0.5)
+            if job is None:
+                continue
             if isinstance(res, NoSandbox):
                 raise EngineLost(
                     f"no sandbox could be started ({res}). The run stopped; every "
                     "verdict recorded so far is kept. Once the engine is back (`passgate setup` starts dockerd), "
                     "`passgate run --resume RUN_ID` continues with the candidates not yet decided")
-            outstanding -= 1
-            follow = on_result(job, res) if on_result else []
-            for j in follow or []:
-                todo.put(j)
-                outstanding += 1
+            self.outstanding -= 1
+            for j in (on_result(job, res) if on_result else None) or []:
+                self.todo.put(j)
+                self.outstanding += 1
             yield job, res
-    finally:
-        stop.set()
-        for _ in threads:
-            todo.put(None)
-        for t in threads:
-            t.join(timeout=60)
+
+    def _take_feed(self, feed: queue.Queue, on_feed) -> bool:
+        """Queue what the feed has ready; False once it has ended."""
+        while True:
+            try:
+                item = feed.get_nowait()
+            except queue.Empty:
+                return True
+            if item is None:
+                return False
+            job = on_feed(item)
+            if job is not None:
+                self.todo.put(job)
+                self.outstanding += 1
+
+    def _next(self, wait_s: float):
+        try:
+            return self.done.get(timeout=wait_s)
+        except queue.Empty:
+            pass
+        if any(t.is_alive() for t in self.threads):
+            return None, None
+        try:                  # the last thread may have said why just before it ended
+            return self.done.get_nowait()
+        except queue.Empty:
+            raise EngineLost("every sandbox worker stopped: no node or engine is left to run candidates. "
+                             "Every verdict recorded so far is kept; `passgate run --resume RUN_ID` "
+                             "continues once sandboxes can start again") from None

@@ -226,7 +226,7 @@ def _calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
                 hashlib.sha256(t.reference_solution.encode()).hexdigest()) for t in refs if t.task_id not in results]
     # references run in their own containers, closed before any candidate: no candidate's sandbox
     # ever held a reference solution
-    for job, res in dispatch(ctx, runner, jobs, lambda j: generous):
+    for job, res in dispatch(ctx, runner, jobs, lambda j: ctx.request(j, generous)):
         row = execution_row(ctx.run_id, ctx.manifest.execution.runtime, job, res)
         store.append("executions", [row])
         results[job.task_id] = row

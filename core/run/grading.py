@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from passgate.core.progress import Progress
 from passgate.core.record.store import Store
-from passgate.core.sandbox.runner import Runner, task_payload
+from passgate.core.sandbox.runner import EvalRequest, Runner, TaskSpec
 
 from .decide import Attempt, Final, Need, decide, recheck_would_follow
 from .dispatch import Job, RunContext, dispatch
@@ -55,7 +55,7 @@ class GradingSession:
             self.total = len(self.ctx.tasks) * self.ctx.manifest.generation.n_per_task
             feed, failed, generator = start_generation(self.ctx, set(self.by_key), self.runner)
         try:
-            for _ in dispatch(self.ctx, self.runner, pending, self._limits_of, on_result=self._handle, feed=feed,
+            for _ in dispatch(self.ctx, self.runner, pending, self._request_of, on_result=self._handle, feed=feed,
                               on_feed=self._on_feed if feed is not None else None):
                 pass
         except BaseException:
@@ -68,7 +68,7 @@ class GradingSession:
         while self.deferred and not self.ctx.cancel.is_set():
             batch, self.deferred = self.deferred, []
             self._progress("recheck", message=f"re-running {len(batch)} timeouts alone")
-            for _ in dispatch(self.ctx, self.runner, batch, self._limits_of, on_result=self._handle, workers=1):
+            for _ in dispatch(self.ctx, self.runner, batch, self._request_of, on_result=self._handle, workers=1):
                 pass
         self.store.update_run(self.ctx.run_id, progress_json=json.dumps(
             {"done": self.done, "total": self.total, "counts": dict(self.counts)}))
@@ -117,11 +117,11 @@ class GradingSession:
         c = self.by_key[key]
         return Job(key[0], key[1], purpose, len(self.attempts[key]) + 1, c["program"], c["program_sha256"])
 
-    def _limits_of(self, job: Job) -> dict:
+    def _request_of(self, job: Job) -> EvalRequest:
         attempts = [Attempt.from_row(r) for r in self.attempts[(job.task_id, job.candidate_index)]]
         # a timeout that a run alone will re-check is replaced by that run, public suite and all
-        return {**self.ctx.task_limits(job.task_id),
-                "public_after_protected_timeout": not recheck_would_follow(attempts, job.purpose, self.ctx.policy)}
+        follows = recheck_would_follow(attempts, job.purpose, self.ctx.policy)
+        return self.ctx.request(job, self.ctx.task_limits(job.task_id), public_after_protected_timeout=not follows)
 
     # ---- results --------------------------------------------------------------------
     def _handle(self, job: Job, res) -> list[Job]:
@@ -206,7 +206,7 @@ def start_generation(ctx: RunContext, have: set,
     failed: list[BaseException] = []
     check = None
     if ctx.manifest.generation.repair.enabled:   # the repair loop's public-suite check, on its own worker
-        check = SandboxPublicCheck(runner, task_payload, lambda t: ctx.task_limits(t.task_id))
+        check = SandboxPublicCheck(runner, TaskSpec.of, lambda t: ctx.task_limits(t.task_id))
 
     def produce():
         try:

@@ -41,6 +41,22 @@ def rerun_task(store: Store, run_id: str, task_id: str, *, candidate_index: int 
     manifest = parse_manifest(stored["yaml_text"], stored["source_path"])
     cancel = cancel or threading.Event()
     ctx = _context(store, rid, manifest, lambda _p: None, cancel)
+    cands = _rerunnable(store, ctx, task_id, candidate_index)
+    runner = runner_factory(manifest, rid)
+    try:
+        rows = _execute_again(store, ctx, runner, cands, cancel)
+    finally:
+        runner.close()
+    summary = ", ".join(f"#{r['candidate_index']} {r['protected_status']}"
+                        + (f" ({r['failure_class']})" if r["failure_class"] else "") for r in rows)
+    store.event(rid, "rerun", f"{operator or 'someone'} reran {task_id}: {summary or 'cancelled'}",
+                {"task_id": task_id, "candidates": [r["candidate_index"] for r in rows]})
+    return rows
+
+
+def _rerunnable(store: Store, ctx, task_id: str, candidate_index: int | None) -> list[dict]:
+    """The task's decided, runnable candidates (one, when an index is given)."""
+    rid = ctx.run_id
     if task_id not in ctx.tasks:
         raise PassgateError(f"run {rid} has no task {task_id!r}", title="no such task")
     decided = {r["candidate_index"] for r in store.query(
@@ -53,35 +69,32 @@ def rerun_task(store: Store, run_id: str, task_id: str, *, candidate_index: int 
         raise PassgateError(f"{task_id} has no decided, runnable candidate"
                             + (f" with index {candidate_index}" if candidate_index is not None else ""),
                             title="nothing to rerun")
-    limits = ctx.task_limits(task_id)
-    payload = ctx.payload(task_id)
-    runner = runner_factory(manifest, rid)
-    rows: list[dict] = []
+    return cands
+
+
+def _execute_again(store: Store, ctx, runner: Runner, cands: list[dict], cancel: threading.Event) -> list[dict]:
+    """One new attempt per candidate, in a sandbox that passes the preflight checks, each appended."""
+    manifest, rows = ctx.manifest, []
+    info = runner.check(manifest.execution.image_digest)
+    worker = _checked_worker(runner, manifest, info.image_digest)
     try:
-        info = runner.check(manifest.execution.image_digest)
-        worker = _checked_worker(runner, manifest, info.image_digest)
         for cand in cands:
             if cancel.is_set():
                 break
-            index = cand["candidate_index"]
-            attempt = store.count("executions", rid, "task_id = ? AND candidate_index = ?", [task_id, index]) + 1
+            task_id, index = cand["task_id"], cand["candidate_index"]
+            attempt = store.count("executions", ctx.run_id, "task_id = ? AND candidate_index = ?", [task_id, index]) + 1
             job = Job(task_id, index, "rerun", attempt, cand["program"], cand["program_sha256"])
             try:
-                res = worker.evaluate(payload, cand["program"], limits, timeout=float(limits["wall_s"]) * 2 + 30)
-                res["node"], res["container_id"] = worker.node, getattr(worker, "container_id", "")
+                res = worker.evaluate(ctx.request(job, ctx.task_limits(task_id)))
             except WorkerLost as exc:
                 res = exc
                 worker.close()
                 worker = _checked_worker(runner, manifest, info.image_digest)
-            row = execution_row(ctx.run_id, ctx.manifest.execution.runtime, job, res)
+            row = execution_row(ctx.run_id, manifest.execution.runtime, job, res)
             store.append("executions", [row])
             rows.append(row)
     finally:
-        runner.close()
-    summary = ", ".join(f"#{r['candidate_index']} {r['protected_status']}"
-                        + (f" ({r['failure_class']})" if r["failure_class"] else "") for r in rows)
-    store.event(rid, "rerun", f"{operator or 'someone'} reran {task_id}: {summary or 'cancelled'}",
-                {"task_id": task_id, "candidates": [r["candidate_index"] for r in rows]})
+        worker.close()
     return rows
 
 

@@ -9,46 +9,40 @@ import json
 from passgate.core.model import Task
 from passgate.core.record.redact import redact
 from passgate.core.record.store import utcnow
-from passgate.core.sandbox.runner import WorkerLost
+from passgate.core.sandbox.runner import EvalResult, WorkerLost
 
 from .decide import Final
 
 
-def execution_row(run_id: str, runtime: str, job, res) -> dict:
+def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost) -> dict:
     """One attempt as stored: the worker's result, or an infra failure when the worker was lost."""
     now = utcnow()
-    wall = 0.0 if isinstance(res, WorkerLost) else float(res.get("wall_s") or 0.0)
+    wall = 0.0 if isinstance(res, WorkerLost) else res.wall_s
     began = (_dt.datetime.fromisoformat(now) - _dt.timedelta(seconds=wall)).isoformat(timespec="milliseconds")
     base = {"run_id": run_id, "task_id": job.task_id, "candidate_index": job.candidate_index,
             "attempt": job.attempt, "purpose": job.purpose, "program_sha256": job.program_sha256,
-            "started_at": began, "finished_at": now}
+            "started_at": began, "finished_at": now, "runtime": runtime, "image_digest": ""}
     if isinstance(res, WorkerLost):
         return {**base, "status": "infra_error", "public_status": "not_run", "protected_status": "not_run",
                 "failure_class": "infra_error", "detail": redact(str(res))[:1000], "exit_reason": "worker lost",
-                "cpu_s": 0.0, "cpu_total_s": 0.0, "wall_s": 0.0, "peak_rss_kb": 0, "out_bytes": 0, "stdout": "", "stderr": "",
-                "violations_json": "[]", "runtime": runtime, "image_digest": "",
-                "node": getattr(res, "node", ""), "container_id": "", "exc_type": None}
-    suites = res.get("suites") or {}
-    pub = suites.get("public") or {"status": "not_run"}
-    prot = suites.get("protected") or {"status": "not_run"}
-    head = prot if prot.get("status") != "not_run" else pub
-    infra = head.get("class") == "infra_error"
-    detail = head.get("detail") or ""
-    if head is prot and pub.get("status") == "not_run" and pub.get("detail") not in (None, "", "no tests"):
-        detail = f"{detail} (public suite: {pub['detail']})"      # e.g. left to the re-check of a timeout
-    return {**base, "status": "infra_error" if infra else "ok",
-            "public_status": pub.get("status"), "public_class": pub.get("class"),
-            "protected_status": prot.get("status"), "protected_class": prot.get("class"),
-            "failure_class": head.get("class"), "detail": redact(detail)[:1000],
-            "exc_type": head.get("exc_type"), "exit_reason": res.get("exit", ""),
+                "cpu_s": 0.0, "cpu_total_s": 0.0, "wall_s": 0.0, "peak_rss_kb": 0, "out_bytes": 0, "stdout": "",
+                "stderr": "", "violations_json": "[]", "node": getattr(res, "node", ""), "container_id": "",
+                "exc_type": None}
+    pub, prot = res.public, res.protected
+    head = prot if prot.status != "not_run" else pub
+    detail = head.detail
+    if head is prot and pub.status == "not_run" and pub.detail not in ("", "no tests"):
+        detail = f"{detail} (public suite: {pub.detail})"      # e.g. left to the re-check of a timeout
+    return {**base, "status": "infra_error" if head.failure_class == "infra_error" else "ok",
+            "public_status": pub.status, "public_class": pub.failure_class,
+            "protected_status": prot.status, "protected_class": prot.failure_class,
+            "failure_class": head.failure_class, "detail": redact(detail)[:1000],
+            "exc_type": head.exc_type, "exit_reason": res.exit,
             # cpu_s: the headline suite's CPU (timeouts and what-if use it); cpu_total_s: sandbox cost
-            "cpu_s": float(head.get("cpu_s") or 0.0), "cpu_total_s": float(res.get("cpu_s") or 0.0),
-            "wall_s": float(res.get("wall_s") or 0.0),
-            "peak_rss_kb": int(res.get("maxrss_kb") or 0), "out_bytes": int(res.get("out_bytes") or 0),
-            "stdout": redact(res.get("stdout") or ""), "stderr": "",
-            "violations_json": json.dumps(res.get("violations") or []),
-            "runtime": runtime, "image_digest": "",
-            "node": res.get("node", ""), "container_id": (res.get("container_id") or "")[:12]}
+            "cpu_s": head.cpu_s, "cpu_total_s": res.cpu_s, "wall_s": res.wall_s,
+            "peak_rss_kb": res.maxrss_kb, "out_bytes": res.out_bytes, "stdout": redact(res.stdout), "stderr": "",
+            "violations_json": json.dumps(list(res.violations)), "node": res.node,
+            "container_id": res.container_id[:12]}
 
 
 def outcome_row(run_id: str, task_id: str, index: int, outcome: str, *, final: Final | None = None,

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from ..errors import DriftError, SandboxUnavailable
-from .runner import Runner, RunnerInfo, Worker, WorkerLost
+from .runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost
 
 LABEL = "passgate.managed"
 SANDBOX_DIR = Path(__file__).resolve().parent
@@ -253,12 +253,16 @@ class DockerWorker(Worker):
         return reply
 
     # ---- Worker API ---------------------------------------------------------------
-    def evaluate(self, task: dict, program: str, limits: dict, *, timeout: float) -> dict:
-        if task["key"] not in self._tasks:
-            self._request({"op": "task", **task}, timeout=60)
-            self._tasks.add(task["key"])
-        return self._request({"op": "eval", "task": task["key"], "program": program, "limits": limits},
-                             timeout=timeout)
+    def evaluate(self, request: EvalRequest) -> EvalResult:
+        task = request.task
+        if task.key not in self._tasks:
+            self._request({"op": "task", **task.wire()}, timeout=60)
+            self._tasks.add(task.key)
+        reply = self._request({"op": "eval", "task": task.key, "program": request.program,
+                               "limits": dict(request.limits), "classic": request.classic_program,
+                               "public_after_protected_timeout": request.public_after_protected_timeout},
+                              timeout=request.timeout_s)
+        return EvalResult.from_wire(reply, node=self.node, container_id=self.container_id)
 
     def probe(self, limits: dict, *, timeout: float) -> dict:
         return self._request({"op": "probe", "limits": limits}, timeout=timeout)

@@ -21,13 +21,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import SandboxUnavailable
 from .boundary import container_checks, failed, probe_checks
 from .docker_runner import worker_sha256
 from .ray_node import SlotServer
-from .runner import Runner, RunnerInfo, Worker, WorkerLost
+from .runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost
 
 SLOT_RESOURCE = "passgate_sandbox"
 START_TIMEOUT_S = 180.0        # actor scheduling + container start on a busy node
@@ -77,6 +77,7 @@ class _Node:
     node_id: str
     label: str
     capacity: int                                   # sandboxes at once
+    image_digest: str = ""
     slots: list[_Slot] = field(default_factory=list)
     alive: bool = True
     start_failures: int = 0                         # consecutive sandbox starts that failed
@@ -129,8 +130,9 @@ class RayWorker(Worker):
         exc.node = self.node            # the record names the node of an infra attempt too
         return exc
 
-    def evaluate(self, task: dict, program: str, limits: dict, *, timeout: float) -> dict:
-        return self._call("evaluate", task, program, limits, timeout=timeout, wait_s=timeout)
+    def evaluate(self, request: EvalRequest) -> EvalResult:
+        result = self._call("evaluate", request, wait_s=request.timeout_s)
+        return replace(result, node=self.node, container_id=self.container_id)
 
     def probe(self, limits: dict, *, timeout: float) -> dict:
         return self._call("probe", limits, timeout=timeout, wait_s=timeout)
@@ -179,8 +181,12 @@ class RayRunner(Runner):
             return sum(n.capacity for n in self._nodes.values() if n.alive) * self.depth
 
     def check(self, expected_digest: str | None = None) -> RunnerInfo:
+        """Nodes that run another image than the pinned one are refused (SandboxUnavailable when none is left)."""
         self._connect()
-        self._digest = expected_digest
+        if expected_digest is not None or not self._nodes:
+            self._digest = expected_digest
+        if expected_digest is not None:
+            self._refuse_other_images(expected_digest)
         self._discover()
         with self._lock:
             nodes = [n for n in self._nodes.values() if n.alive]
@@ -195,6 +201,15 @@ class RayRunner(Runner):
                           worker_sha256=worker_sha256(), limits=dict(self.docker_args["limits"]),
                           node=f"ray {self.address}: {labels}", engine_version=f"ray {self.ray.__version__}",
                           extra={"nodes": [n.label for n in nodes]})
+
+    def _refuse_other_images(self, digest: str) -> None:
+        with self._lock:
+            other = [n for n in self._nodes.values() if n.alive and n.image_digest != digest]
+            for n in other:
+                n.alive = False
+        for n in other:
+            self._event("node-refused", f"node {n.label} refused: image digest differs: {n.image_digest} but the "
+                        f"run uses {digest}")
 
     def new_worker(self) -> RayWorker:
         slot = self._acquire()
@@ -334,7 +349,7 @@ class RayRunner(Runner):
             return
         capacity = max(1, min(self.per_node, int(ray_node["Resources"][SLOT_RESOURCE])))
         with self._lock:
-            node = self._nodes[node_id] = _Node(node_id, r["label"], capacity)
+            node = self._nodes[node_id] = _Node(node_id, r["label"], capacity, r["image_digest"])
             node.slots.append(_Slot(actor, node))
             self._lock.notify_all()
         slow = f"; slots at niceness {r['niceness']} (start the node with RAY_worker_niceness=0)" \

@@ -1,8 +1,9 @@
-"""The runner contract: what the engine needs from any sandbox.
+"""The runner contract: what the engine needs from any sandbox, as typed requests and results.
 
-A runner owns a set of workers; each worker grades one candidate at a time in an isolated
-environment and answers with the raw result dict of the worker program (core/sandbox/program/). Every implementation must pass
-`tests/core/test_runner_conformance.py` against the real engine.
+A runner owns workers; each worker grades one candidate at a time in an isolated environment.
+`EvalRequest` is what the engine asks, `EvalResult` what it gets back. Every implementation
+passes `tests/core/test_runner_conformance.py` against the real engine (Docker with runsc,
+Docker with runc, Ray on a local cluster).
 """
 
 from __future__ import annotations
@@ -11,20 +12,165 @@ import abc
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from passgate.core.model import Task
 
+# Keys of `limits` (one dict per candidate; `limits_for` derives the wall backstop):
+#   cpu_s          CPU seconds each suite may use, measured on the candidate process
+#   wall_s         wall-clock backstop per suite, counted only while the grader waits for the candidate
+#   wall_factor    wall_s = wall_factor x cpu_s + 2
+#   memory_mb      RLIMIT_AS of the candidate process
+#   nproc          RLIMIT_NPROC of the candidate uid (processes at once)
+#   nofile         RLIMIT_NOFILE;  file_size_mb: RLIMIT_FSIZE
+#   output_cap_kb  stdout + stderr beyond this kills the candidate (output_exceeded)
+#   output_keep_kb how much of it the result keeps
+#   seed           `random`'s seed in the candidate process
+#   container_memory_mb, cpus, pids, scratch_mb: the container's own limits (read when it starts)
+
 
 class WorkerLost(Exception):
-    """The worker (or its container) died, hung, or broke the protocol: an infra failure.
+    """The worker (or its container) died, hung, or broke the protocol.
 
-    `oom_killed` is set when the runtime reports the container was killed for memory.
+    Not a verdict: the engine decides from the attempt's history (and a known-good probe) whether
+    the evaluator or the candidate took the sandbox down. `oom_killed` is set when the runtime
+    reports the container was killed for memory; `exit_code` is the container's, when it exited.
     """
 
     def __init__(self, message: str, *, oom_killed: bool = False, exit_code: int | None = None):
         super().__init__(message)
         self.oom_killed = oom_killed
         self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A task as a worker receives it, once per worker: the trusted test code it runs.
+
+    `key` is the sha256 prefix of the rest, so a worker loads each task once. `test_setup` runs in
+    the grader before each suite; the suites run there too, with `candidate` and the entry point
+    bound to proxies into the candidate process.
+    """
+
+    key: str
+    task_id: str
+    entry_point: str
+    test_setup: str
+    public_tests: str
+    protected_tests: str
+
+    @classmethod
+    def of(cls, task: Task) -> "TaskSpec":
+        body = {"task_id": task.task_id, "entry_point": task.entry_point, "test_setup": task.test_setup,
+                "public_tests": task.public_tests, "protected_tests": task.protected_tests}
+        key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
+        return cls(key=key, **body)
+
+    def wire(self) -> dict:
+        return {"key": self.key, "task_id": self.task_id, "entry_point": self.entry_point,
+                "test_setup": self.test_setup, "public_tests": self.public_tests,
+                "protected_tests": self.protected_tests}
+
+
+@dataclass(frozen=True)
+class EvalRequest:
+    """One candidate to grade.
+
+    `program` is exactly what the candidate process executes. `limits` bounds it (keys above).
+    `timeout_s` is how long the caller waits for the worker's answer before the worker counts as
+    lost. `public_after_protected_timeout` false leaves the public suite to the re-check that will
+    replace a protected timeout. `classic_program`, when given, is also run whole in its own
+    candidate process (the reference harness's single-process program) for the cross-check.
+    """
+
+    task: TaskSpec
+    program: str
+    limits: Mapping[str, Any]
+    timeout_s: float
+    public_after_protected_timeout: bool = True
+    classic_program: str | None = None
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """One suite against one candidate process.
+
+    `status`: passed | failed | not_run. `failure_class`: a word of model.FAILURE_CLASSES, or None.
+    `detail`: why, for people (for a failed assert: its line and what the candidate returned).
+    `exc_type`: the exception that ended it. `cpu_s`: the candidate's CPU in this suite.
+    `line`, `source`: the failing line of the test code; `returned`: the candidate's last answer
+    before it, shortened.
+    """
+
+    status: str
+    failure_class: str | None = None
+    detail: str = ""
+    exc_type: str | None = None
+    cpu_s: float = 0.0
+    line: int | None = None
+    source: str = ""
+    returned: str = ""
+
+    @classmethod
+    def from_wire(cls, d: Mapping[str, Any] | None) -> "SuiteResult":
+        d = d or {"status": "not_run"}
+        return cls(status=str(d.get("status") or "not_run"), failure_class=d.get("class"),
+                   detail=str(d.get("detail") or ""), exc_type=d.get("exc_type"),
+                   cpu_s=float(d.get("cpu_s") or 0.0), line=d.get("line"), source=str(d.get("source") or ""),
+                   returned=str(d.get("returned") or ""))
+
+
+NOT_RUN = SuiteResult("not_run")
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """What the worker saw of one candidate.
+
+    `protected` is the headline suite, `public` the visible examples, `classic` the cross-check's
+    single-process program (None when not asked). `cpu_s`: CPU of every candidate process (rusage);
+    `wall_s`: the whole evaluation; `maxrss_kb`: the largest process; `out_bytes`: all output;
+    `stdout`: its first `output_keep_kb`; `violations`: boundary attempts the candidate made;
+    `exit`: how the last candidate process ended; `processes`: how many ran; `notes`: where the
+    grader could not reproduce a value exactly (set order, an argument kept past its call);
+    `protocol`: the grading protocol's version; `timings`: where the time went (s); `node`,
+    `container_id`: where it ran.
+    """
+
+    protected: SuiteResult
+    public: SuiteResult
+    classic: SuiteResult | None = None
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    maxrss_kb: int = 0
+    out_bytes: int = 0
+    stdout: str = ""
+    violations: tuple[str, ...] = ()
+    exit: str = ""
+    processes: int = 0
+    notes: tuple[str, ...] = ()
+    protocol: int = 1
+    timings: Mapping[str, float] = field(default_factory=dict)
+    node: str = ""
+    container_id: str = ""
+
+    @classmethod
+    def from_wire(cls, d: Mapping[str, Any], *, node: str = "", container_id: str = "") -> "EvalResult":
+        suites = d.get("suites") or {}
+        timings = {k: float(v) for k, v in d.items() if k.startswith("t_") and isinstance(v, (int, float))}
+        return cls(protected=SuiteResult.from_wire(suites.get("protected")),
+                   public=SuiteResult.from_wire(suites.get("public")),
+                   classic=SuiteResult.from_wire(d["classic"]) if d.get("classic") else None,
+                   cpu_s=float(d.get("cpu_s") or 0.0), wall_s=float(d.get("wall_s") or 0.0),
+                   maxrss_kb=int(d.get("maxrss_kb") or 0), out_bytes=int(d.get("out_bytes") or 0),
+                   stdout=str(d.get("stdout") or ""), violations=tuple(str(v) for v in d.get("violations") or ()),
+                   exit=str(d.get("exit") or ""), processes=int(d.get("processes") or 0),
+                   notes=tuple(str(n) for n in d.get("notes") or ()), protocol=int(d.get("protocol") or 1),
+                   timings=timings, node=node, container_id=container_id)
+
+    @property
+    def passed(self) -> bool:
+        return self.protected.status == "passed"
 
 
 @dataclass
@@ -43,57 +189,61 @@ class RunnerInfo:
 
 
 class Worker(abc.ABC):
-    """One isolated grading process. Not thread-safe: one caller at a time."""
+    """One isolated grading environment. Not thread-safe: one caller at a time."""
 
     node: str
     worker_id: str
 
     @abc.abstractmethod
-    def evaluate(self, task: dict, program: str, limits: dict, *, timeout: float) -> dict:
-        """Grade `program` against `task` (dict with key, task_id, entry_point and test code).
+    def evaluate(self, request: EvalRequest) -> EvalResult:
+        """Grade one candidate.
 
-        Returns the worker's result dict (suites, cpu_s, wall_s, maxrss_kb, stdout, violations...).
-        Raises WorkerLost when the worker cannot answer; the worker is then unusable.
+        Raises WorkerLost when the worker cannot answer within `request.timeout_s` or breaks the
+        protocol; the worker is then unusable and must be closed.
         """
 
     @abc.abstractmethod
-    def probe(self, limits: dict, *, timeout: float) -> dict:
-        """Run the boundary self-probe as a candidate would run; returns what it found."""
+    def probe(self, limits: Mapping[str, Any], *, timeout: float) -> dict:
+        """Run the boundary self-probe as a candidate would run; returns what it found.
+
+        Raises WorkerLost as `evaluate` does.
+        """
 
     @abc.abstractmethod
     def inspect(self) -> dict:
-        """The effective sandbox configuration as the engine reports it (for preflight)."""
+        """The effective sandbox configuration as the engine reports it (for preflight).
+
+        Raises WorkerLost when the environment is gone.
+        """
 
     @abc.abstractmethod
     def close(self) -> None:
-        """Stop and remove the worker's environment; safe to call twice."""
+        """Stop and remove the worker's environment; safe to call twice; never raises."""
 
 
 class Runner(abc.ABC):
     """Creates workers and reports what it runs."""
 
     @abc.abstractmethod
-    def check(self) -> RunnerInfo:
-        """Verify the engine, runtime and image are available; raise SandboxUnavailable if not."""
+    def check(self, expected_digest: str | None = None) -> RunnerInfo:
+        """Verify the engine, runtime and image are available, and the image is the pinned one.
+
+        Raises SandboxUnavailable when they are not, DriftError when the image digest differs
+        from `expected_digest`.
+        """
 
     @abc.abstractmethod
     def new_worker(self) -> Worker:
-        """Start a fresh worker. Raises SandboxUnavailable or WorkerLost."""
+        """Start a fresh worker. Raises SandboxUnavailable (no engine) or WorkerLost (it did not start)."""
 
     @abc.abstractmethod
     def close(self) -> None:
-        """Remove every worker this runner started."""
+        """Remove every worker this runner started; never raises."""
 
 
-def limits_for(base: dict, cpu_s: float) -> dict:
+def limits_for(base: Mapping[str, Any], cpu_s: float) -> dict:
+    """The limits of one candidate under a CPU limit of `cpu_s` (the wall backstop follows it)."""
     out = dict(base)
     out["cpu_s"] = round(cpu_s, 3)
     out["wall_s"] = round(cpu_s * float(base["wall_factor"]) + 2.0, 3)
     return out
-
-
-def task_payload(task: Task) -> dict:
-    body = {"task_id": task.task_id, "entry_point": task.entry_point, "test_setup": task.test_setup,
-            "public_tests": task.public_tests, "protected_tests": task.protected_tests}
-    key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
-    return {"key": key, **body}

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ADD_TASK = {
+from passgate.core.sandbox.runner import TaskSpec
+
+ADD_TASK = TaskSpec(**{
     "key": "adversarial-add",
     "task_id": "Adversarial/add",
     "entry_point": "add",
@@ -20,16 +22,16 @@ ADD_TASK = {
                         "    assert candidate(-5, 5) == 0\n"
                         "    assert candidate(10**12, 1) == 10**12 + 1\n"
                         "check(candidate)\n"),
-}
+})
 
-PROBE_TASK = {
+PROBE_TASK = TaskSpec(**{
     "key": "adversarial-probe",
     "task_id": "Adversarial/probe",
     "entry_point": "probe",
     "test_setup": "",
     "public_tests": "",
     "protected_tests": "__pg_found__ = candidate()\nassert __pg_found__ == 'nothing', __pg_found__\n",
-}
+})
 
 GOOD = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from tests.conftest import sandbox_limits
+from tests.conftest import evaluate, sandbox_limits
 from tests.adversarial.corpus import ABUSE, ADD_TASK, CHEATS, GOOD, PROBES, PROBE_TASK, WEAK, WRONG
 
 CLEAN_AFTER = ("def probe():\n"
@@ -35,16 +35,15 @@ def worker(gvisor_runner):
 def grade(worker, task, program, **limits):
     lim = sandbox_limits(**limits)
     lim["wall_s"] = lim["cpu_s"] * lim["wall_factor"] + 2
-    res = worker.evaluate(task, program, lim, timeout=60)
-    prot = res["suites"]["protected"]
-    return ("passed" if prot["status"] == "passed" else prot["class"]), res
+    res = evaluate(worker, task, program, limits=lim)
+    return ("passed" if res.passed else res.protected.failure_class), res
 
 
 def check_unharmed(worker):
     assert grade(worker, ADD_TASK, GOOD)[0] == "passed"
     assert grade(worker, ADD_TASK, WRONG)[0] == "wrong_answer"
     verdict, res = grade(worker, PROBE_TASK, CLEAN_AFTER)
-    assert verdict == "passed", res["suites"]["protected"]["detail"]
+    assert verdict == "passed", res.protected.detail
 
 
 @pytest.mark.parametrize("case", CHEATS + WEAK + ABUSE, ids=lambda c: f"{c.kind}-{c.name}")
@@ -53,7 +52,7 @@ def test_hostile_candidate_gets_the_verdict_it_must(worker, case):
     false_pass = verdict == "passed"
     RESULTS.append((case.name, verdict, verdict in case.expect, false_pass))
     assert not false_pass, f"{case.name} passed: {res}"
-    assert verdict in case.expect, f"{case.name}: got {verdict}: {res['suites']['protected']['detail']}"
+    assert verdict in case.expect, f"{case.name}: got {verdict}: {res.protected.detail}"
     check_unharmed(worker)
 
 
@@ -61,7 +60,7 @@ def test_hostile_candidate_gets_the_verdict_it_must(worker, case):
 def test_boundary_probe_finds_nothing(worker, case):
     verdict, res = grade(worker, PROBE_TASK, case.program)
     RESULTS.append((case.name, verdict, verdict == "passed", False))
-    assert verdict == "passed", f"{case.name}: boundary open: {res['suites']['protected']['detail']}"
+    assert verdict == "passed", f"{case.name}: boundary open: {res.protected.detail}"
 
 
 def test_controller_canary_never_reaches_a_candidate(docker_client):
@@ -86,7 +85,7 @@ def test_controller_canary_never_reaches_a_candidate(docker_client):
         runner.close()
     finally:
         del os.environ["PASSGATE_TEST_SECRET_KEY"]
-    assert verdict == "passed", res["suites"]["protected"]["detail"]
+    assert verdict == "passed", res.protected.detail
     assert not any(canary in e for e in env)
     RESULTS.append(("controller_canary", verdict, True, False))
 

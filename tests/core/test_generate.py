@@ -493,13 +493,13 @@ def test_repair_rounds_run_the_public_suite_in_the_sandbox_and_are_recorded(tmp_
 
 def test_the_repair_check_never_sends_protected_tests_to_the_sandbox(humaneval_tasks):
     from passgate.core.candidates.generate import SandboxPublicCheck
-    from passgate.core.sandbox.runner import task_payload
+    from passgate.core.sandbox.runner import NOT_RUN, EvalResult, SuiteResult, TaskSpec
     seen = []
 
     class Worker:
-        def evaluate(self, task, program, limits, *, timeout):
-            seen.append(task)
-            return {"suites": {"public": {"status": "failed", "class": "wrong_answer", "detail": "got None"}}}
+        def evaluate(self, request):
+            seen.append(request.task)
+            return EvalResult(protected=NOT_RUN, public=SuiteResult("failed", "wrong_answer", "got None"))
 
         def close(self):
             pass
@@ -507,9 +507,9 @@ def test_the_repair_check_never_sends_protected_tests_to_the_sandbox(humaneval_t
     class Runner:
         def new_worker(self):
             return Worker()
-    check = SandboxPublicCheck(Runner(), task_payload, lambda t: {"wall_s": 5.0})
+    check = SandboxPublicCheck(Runner(), TaskSpec.of, lambda t: {"wall_s": 5.0})
     assert check(humaneval_tasks["HumanEval/0"], "def f(): pass") == (False, "got None")
-    assert seen[0]["protected_tests"] == "" and seen[0]["public_tests"]
+    assert seen[0].protected_tests == "" and seen[0].public_tests
 
 
 def test_a_server_that_rejects_every_request_stops_the_run_after_a_few_recorded_errors(stub, humaneval_tasks):

@@ -146,7 +146,7 @@ class Grader:
 
         Each suite has its own CPU and wall budget; the public suite reuses the candidate process
         when it is still alive, so a failure there never changes the protected verdict. When the
-        protected suite times out and a run alone will re-check it (limits'
+        protected suite times out and a run alone will re-check it (the request's
         `public_after_protected_timeout` false), that run replaces this attempt, so the public suite
         is left to it rather than spending a second budget here.
         """
@@ -165,7 +165,7 @@ class Grader:
             if ch is not None and ch.load_failure is not None:
                 result["suites"][name] = dict(ch.load_failure)
                 continue
-            if name == "public" and not limits.get("public_after_protected_timeout", True) \
+            if name == "public" and not req.get("public_after_protected_timeout", True) \
                     and result["suites"]["protected"].get("class") == "timeout":
                 result["suites"][name] = {"status": "not_run", "class": None,
                                           "detail": "left to the re-check of the timeout, run alone"}
