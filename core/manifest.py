@@ -50,11 +50,19 @@ class ImportSpec:
     prompt_map_sha256: str | None = None
 
 
+# Keys added after manifests were first frozen: left out of the canonical form while they hold their
+# default, so every manifest frozen before them keeps its id.
+LATER = {"later": True}
+
+
 @dataclass(frozen=True)
 class PostprocessContract:
     stop: tuple[str, ...] = ()
     extract_fence: bool = False
     style: Literal["auto", "body", "full"] = "auto"
+    # what of the prompt goes before a full-function candidate: nothing, its imports, or its imports
+    # and helper definitions (what the model saw, and what prompt + completion gives a body)
+    prompt_context: Literal["none", "imports", "preamble"] = field(default="preamble", metadata=LATER)
 
 
 @dataclass(frozen=True)
@@ -153,6 +161,10 @@ class ExecutionContract:
     filesystem: Literal["read-only-root"] = "read-only-root"
     packages: tuple[str, ...] = ()     # the pinned image's stdlib only
     dedupe_identical_programs: bool = False
+    # the reference harness's one-process program beside the isolated suites: for the self-check's
+    # references and a seeded `crosscheck_fraction` of candidates (sample), every candidate (all), or none
+    crosscheck: Literal["none", "sample", "all"] = field(default="sample", metadata=LATER)
+    crosscheck_fraction: float = field(default=0.05, metadata=LATER)
     limits: LimitsSpec = LimitsSpec()
     timeout: TimeoutSpec = TimeoutSpec()
     reruns: RerunSpec = RerunSpec()
@@ -223,8 +235,11 @@ def _to_plain(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj):
         out = {}
         for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if f.metadata.get("later") and value == f.default:
+                continue
             key = next((k for k, v in _RENAMES.items() if v == f.name), f.name)
-            out[key] = _to_plain(getattr(obj, f.name))
+            out[key] = _to_plain(value)
         return out
     if isinstance(obj, (list, tuple)):
         return [_to_plain(v) for v in obj]
@@ -391,6 +406,8 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
             raise err("must be positive", "execution", "limits", name)
     if ex.reruns.count < 1:
         raise err("must be at least 1", "execution", "reruns", "count")
+    if not 0 <= ex.crosscheck_fraction <= 1:
+        raise err("must be between 0 and 1", "execution", "crosscheck_fraction")
     sc = m.scoring
     if not sc.k or any(k < 1 for k in sc.k):
         raise err("k values must be positive integers", "scoring", "k")

@@ -19,7 +19,9 @@ FAILURE_CLASSES = (
     "premature_exit",     # exited (sys.exit, os._exit, signal) before its tests finished
     "sandbox_violation",  # tried something the boundary blocked (network, host files, signals)
     "not_plain_data",     # returned an object the grader cannot compare as data (e.g. __eq__ always True)
-    "infra_error",        # the evaluator, not the candidate, failed
+    "sandbox_crash",      # took its sandbox down twice, while a known-good probe passed in a fresh one
+    "classic_failed",     # the isolated suite passed, the reference harness's one-process program failed
+    "infra_error",        # the evaluator, not the candidate, failed (a known-good probe failed too)
 )
 
 # Final state of one candidate once its attempts are decided.
@@ -51,6 +53,7 @@ class Task:
     candidate_preamble: str = ""
     reference_solution: str = ""   # a whole program that should pass its own tests ("" if none)
     completion_style: str = "body"  # "body": completion continues the prompt; "full": whole function
+    classic_suffix: str = ""        # what the reference harness runs after the program, in one process
     tags: tuple[str, ...] = ()
     exposure: str = "public"       # "public" benchmark (exposed) or "holdout"
     set_id: str = ""               # task set name, e.g. "humaneval"
@@ -105,3 +108,4 @@ class PostprocessSpec:
     stop: tuple[str, ...] = ()      # cut at the first occurrence of any of these (after the prompt)
     extract_fence: bool = False     # take the first ```python fenced block when present
     style: str = "auto"             # auto | body | full: how to join the text with the task prompt
+    prompt_context: str = "preamble"  # none | imports | preamble: the prompt's code before a full function

@@ -70,7 +70,8 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
 
 def postprocess_spec(manifest: Manifest) -> PostprocessSpec:
     pp = manifest.candidates.postprocess
-    return PostprocessSpec(stop=tuple(pp.stop), extract_fence=pp.extract_fence, style=pp.style)
+    return PostprocessSpec(stop=tuple(pp.stop), extract_fence=pp.extract_fence, style=pp.style,
+                           prompt_context=pp.prompt_context)
 
 
 def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes: list[str]) -> list[Candidate]:

@@ -7,6 +7,7 @@ core/candidates/formats.py and docs/task-formats.md.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -158,7 +159,8 @@ def postprocess(raw: str, task: Task, spec: PostprocessSpec, prompt: str | None 
 
     `prompt` is the code prompt the text continues (default: the task's prompt; a CodeT record's own
     prompt). The program is `candidate_preamble + prompt + processed` for body style and
-    `candidate_preamble + processed` for full style.
+    `candidate_preamble + context + processed` for full style, the context being what
+    `spec.prompt_context` takes of the prompt (nothing when the text repeats the prompt itself).
     """
     processed, program, _style = _postprocess(raw, task, spec, prompt, default_style)
     return processed, program
@@ -171,8 +173,39 @@ def _postprocess(raw: str, task: Task, spec: PostprocessSpec, prompt: str | None
     repeats_prompt = bool(prompt) and text.startswith(prompt)
     text = cut_at_stops(text, spec.stop, start=len(prompt) if repeats_prompt else 0)
     style = _style(spec.style, task, text, default_style, repeats_prompt)
-    program = task.candidate_preamble + (prompt + text if style == "body" else text)
+    if style == "body":
+        program = task.candidate_preamble + prompt + text
+    else:
+        context = "" if repeats_prompt else prompt_context(prompt, task.entry_point, spec.prompt_context)
+        program = task.candidate_preamble + context + text
     return text, program, style
+
+
+def prompt_context(prompt: str, entry_point: str, mode: str) -> str:
+    """What of a code prompt goes before a full-function candidate: nothing, its imports, or its imports
+    and every other definition but the entry point (what the model saw; what prompt + body gives).
+
+    A prompt that is not Python (MBPP's text) gives nothing."""
+    if mode == "none" or not prompt.strip():
+        return ""
+    try:
+        tree = ast.parse(prompt)
+    except SyntaxError:
+        return ""
+    keep = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            keep.append(node)
+        elif mode == "preamble" and not _is_entry_or_text(node, entry_point):
+            keep.append(node)
+    parts = [ast.get_source_segment(prompt, node, padded=True) for node in keep]
+    return "".join(part.rstrip("\n") + "\n" for part in parts if part) + ("\n" if parts else "")
+
+
+def _is_entry_or_text(node: ast.stmt, entry_point: str) -> bool:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry_point:
+        return True
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
 def _style(requested: str, task: Task, text: str, default_style: str | None, repeats_prompt: bool) -> str:

@@ -76,6 +76,7 @@ def records_intact(f: GateFacts, p: Policy) -> Condition:
 
 
 def ground_truth_selfcheck(f: GateFacts, p: Policy) -> Condition:
+    """Strong only when every reference that fails its own tests is a listed known defect."""
     band = p.evidence.selfcheck_failed_fraction
     sc = f.selfcheck or {}
     if not sc:
@@ -83,20 +84,60 @@ def ground_truth_selfcheck(f: GateFacts, p: Policy) -> Condition:
                          "No ground-truth self-check is recorded: the grader was never shown to pass correct code.")
     if not sc.get("ran"):
         reason = sc.get("reason", "not run")
-        if reason == "the candidates are the references":
-            return Condition("ground_truth_selfcheck", "strong", "reference run", _band_words(band),
-                             "The candidates are the reference solutions: this run is itself the ground-truth check.")
+        if reason.startswith("the candidates are the references"):
+            return Condition("ground_truth_selfcheck", "weak", "reference run not summarised", _band_words(band),
+                             "The candidates are the reference solutions, but the run ended before their "
+                             "results were summarised.")
         return Condition("ground_truth_selfcheck", "adequate", reason, _band_words(band),
                          f"The grader was not checked against reference solutions ({reason}).")
     refs = int(sc.get("references") or 0)
     bad = sc.get("failed") or []
-    frac = _ratio(len(bad), refs)
+    unexplained = [x for x in bad if not x.get("known_defect")]
+    frac = _ratio(len(unexplained), refs)
     level = _rate(frac, band) if refs else "weak"
-    names = ", ".join(x.get("task_id", "?") for x in bad[:5]) + (" ..." if len(bad) > 5 else "")
-    detail = f"; failing: {names}" if bad else ""
-    return Condition("ground_truth_selfcheck", level, f"{len(bad)}/{refs} references fail ({_pct(frac)})",
-                     _band_words(band), f"{refs - len(bad)} of {refs} reference solutions pass their own protected "
-                     f"tests{detail}.")
+    if unexplained and level == "strong":
+        level = "adequate"
+    what = "reference run" if sc.get("reference_run") else "self-check"
+    detail = ""
+    if unexplained:
+        detail += "; failing with no known defect to explain it: " + ", ".join(
+            f"{x.get('task_id', '?')} ({x.get('class')}: {str(x.get('detail') or '')[:80]})" for x in unexplained[:5])
+        detail += " ..." if len(unexplained) > 5 else ""
+    if len(bad) > len(unexplained):
+        detail += "; known defects: " + ", ".join(x.get("task_id", "?") for x in bad if x.get("known_defect"))[:200]
+    saw = f"{len(bad)}/{refs} references fail ({len(unexplained)} unexplained)"
+    return Condition("ground_truth_selfcheck", level, saw, _band_words(band),
+                     f"{refs - len(bad)} of {refs} reference solutions pass their own protected tests ({what}){detail}.")
+
+
+def verdict_fidelity(f: GateFacts, p: Policy) -> Condition:
+    """The isolated verdicts agree with the reference harness's one-process program, or the record
+    explains each time they do not."""
+    fid = f.fidelity or {}
+    checked = int(fid.get("checked") or 0)
+    if not checked:
+        why = ("the manifest turned the cross-check off" if f.crosscheck == "none" and fid
+               else "no cross-check is recorded (the run's grading protocol had none, or it was off)")
+        return Condition("verdict_fidelity", "adequate", "not cross-checked", "every disagreement explained",
+                         f"Nothing shows the isolated grader gives the reference harness's verdicts: {why}.")
+    bad = [d for d in fid.get("disagreements") or [] if not d.get("explained")]
+    saw = f"{fid.get('agreed', 0)}/{checked} agree, {len(bad)} unexplained"
+    if bad:
+        listed = "; ".join(f"{d['task_id']}#{d['candidate_index']}: isolated {_side(d['isolated'])}, "
+                           f"one process {_side(d['classic'])}" for d in bad[:3])
+        return Condition("verdict_fidelity", "weak", saw, "every disagreement explained",
+                         f"The isolated grader and the one-process program disagree where nothing explains it: "
+                         f"{listed}{' ...' if len(bad) > 3 else ''}.")
+    explained = len(fid.get("disagreements") or [])
+    return Condition("verdict_fidelity", "strong", saw, "every disagreement explained",
+                     f"{fid.get('agreed', 0)} of {checked} cross-checked attempts agree with the reference harness's "
+                     f"one-process program" + (f"; {explained} disagreements are explained by the design" if explained
+                                               else "") + ".")
+
+
+def _side(v: dict) -> str:
+    return v["status"] if v["status"] == "passed" else f"{v.get('class')}" + (
+        f" ({str(v.get('detail'))[:80]})" if v.get("detail") else "")
 
 
 def boundary_self_probe(f: GateFacts, p: Policy) -> Condition:
@@ -212,6 +253,6 @@ def interval_width(f: GateFacts, p: Policy) -> Condition:
     return Condition("interval_width", _rate(w, band), f"{w:.3f}", _band_words(band), sentence)
 
 
-CHECKS = (run_completed, records_intact, ground_truth_selfcheck, boundary_self_probe, protected_tests,
+CHECKS = (run_completed, records_intact, ground_truth_selfcheck, verdict_fidelity, boundary_self_probe, protected_tests,
           rerun_stability, flaky_rate, timeout_rate, infra_error_rate, holdout_cleanliness, sample_size,
           interval_width)

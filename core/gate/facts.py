@@ -126,6 +126,8 @@ class GateFacts:
     probe: tuple[CheckFact, ...] = ()
     preflight: tuple[CheckFact, ...] = ()
     selfcheck: dict = field(default_factory=dict)
+    fidelity: dict = field(default_factory=dict)   # score/fidelity.py: the cross-check's agreement
+    crosscheck: str = "none"                        # manifest execution.crosscheck
     declared: tuple[DeclaredRelaxation, ...] = ()
     packages: tuple[str, ...] = ()   # manifest execution.packages
     rerun_policy: str = "none"       # manifest execution.reruns.policy

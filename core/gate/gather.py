@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from passgate.core.record.store import Store, verify_chain
+from passgate.core.score.fidelity import fidelity_summary
 
 from . import contamination as cm
 from .facts import CheckFact, Contamination, Counts, DeclaredRelaxation, Finding, GateFacts, SignoffFact, SliceFact
@@ -60,7 +61,8 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         runner=ex.get("runner", "docker"), runtime=_runtime_used(run, preflight), image=run.get("image") or "",
         image_digest=run.get("image_digest") or "", pinned_digest=ex.get("image_digest") or "",
         limits=_json(run.get("limits_json"), {}), probe=_checks(run.get("probe_json"), "probe"), preflight=preflight,
-        selfcheck=_json(run.get("selfcheck_json"), {}),
+        selfcheck=_json(run.get("selfcheck_json"), {}), fidelity=_fidelity(store, rid),
+        crosscheck=ex.get("crosscheck", "sample") if run.get("grading_protocol") else "none",
         declared=tuple(DeclaredRelaxation(r.get("boundary", ""), r.get("setting", ""), r.get("justification", ""))
                        for r in gate.get("relaxations", [])),
         packages=_packages(ex.get("packages")), rerun_policy=ex.get("reruns", {}).get("policy", "none"),
@@ -74,6 +76,13 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
                                      m.get("candidates", {}).get("source", ""))
         if check_contamination else Contamination(notes=("contamination not checked",)),
         interval=interval, error=run.get("error") or "")
+
+
+def _fidelity(store: Store, run_id: str) -> dict:
+    return fidelity_summary(store.query(
+        "SELECT task_id, candidate_index, attempt, purpose, protected_status, protected_class, failure_class, detail, "
+        "classic_status, classic_class, evidence_json FROM executions WHERE run_id = ? AND classic_status IS NOT NULL "
+        "ORDER BY exec_id", [run_id]))
 
 
 def _packages(value) -> tuple[str, ...]:

@@ -21,12 +21,15 @@ import sqlite_utils
 
 from passgate.core.errors import RunNotFound, StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
-                     "preflight_json", "selfcheck_json")
+                     "preflight_json", "selfcheck_json", "grading_protocol")
 GENESIS = "0" * 64
+# columns added to chained tables from v4 on: left out of a row's hash while NULL, so rows written
+# before they existed verify unchanged
+LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json"})
 
 
 def utcnow() -> str:
@@ -48,12 +51,18 @@ def _plain(value: Any) -> Any:
 
 
 def row_digest(row: dict, prev_hash: str) -> str:
-    body = {k: v for k, v in row.items() if k not in ("row_hash", "prev_hash", "rowid", "exec_id", "id")}
+    body = {k: v for k, v in row.items() if k not in ("row_hash", "prev_hash", "rowid", "exec_id", "id")
+            and not (v is None and k in LATE_COLUMNS)}
     payload = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256((prev_hash + "\n" + payload).encode("utf-8")).hexdigest()
 
 
 def _create_v1(db: sqlite_utils.Database) -> None:
+    _v1_tables(db)
+    _v1_guards(db)
+
+
+def _v1_tables(db: sqlite_utils.Database) -> None:
     db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
     db["manifests"].create(
         {"manifest_id": str, "name": str, "canonical_json": str, "yaml_text": str, "source_path": str,
@@ -109,6 +118,10 @@ def _create_v1(db: sqlite_utils.Database) -> None:
     db["events"].create(
         {"id": int, "run_id": str, "at": str, "kind": str, "message": str, "data_json": str},
         pk="id", if_not_exists=True)
+
+
+def _v1_guards(db: sqlite_utils.Database) -> None:
+    """Indexes, and the triggers that make chained tables append-only."""
     db["executions"].create_index(["run_id", "task_id", "candidate_index"], if_not_exists=True)
     db["events"].create_index(["run_id"], if_not_exists=True)
     db["signoffs"].create_index(["manifest_id"], if_not_exists=True)
@@ -144,7 +157,18 @@ def _v3_report_indexes(db: sqlite_utils.Database) -> None:
     db.execute("DROP INDEX IF EXISTS idx_executions_run_id_task_id_candidate_index")
 
 
-MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes)]
+def _v4_fidelity(db: sqlite_utils.Database) -> None:
+    """v4: the grading protocol of each run; per execution the cross-check's verdict and the structured
+    evidence (failing line, the candidate's answer, fidelity notes); per task the reference harness's
+    program after the candidate's (the cross-check runs the two together)."""
+    for table, column, kind in (("runs", "grading_protocol", "INTEGER"), ("executions", "classic_status", "TEXT"),
+                                ("executions", "classic_class", "TEXT"), ("executions", "evidence_json", "TEXT"),
+                                ("tasks", "classic_suffix", "TEXT")):
+        if column not in db[table].columns_dict:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
+MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

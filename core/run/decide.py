@@ -7,6 +7,7 @@ candidate `flaky`, which never counts as a pass.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, replace
 
@@ -22,13 +23,16 @@ class Attempt:
     cpu_s: float = 0.0
     wall_s: float = 0.0
     oom_killed: bool = False
+    probe_passed: bool | None = None    # a lost sandbox: did a known-good probe then pass in a fresh one?
 
     @classmethod
     def from_row(cls, row: dict) -> "Attempt":
+        probe = json.loads(row.get("evidence_json") or "{}").get("probe") if row["status"] != "ok" else None
         return cls(status=row["status"], purpose=row["purpose"], public_status=row["public_status"] or "not_run",
                    protected_status=row["protected_status"] or "not_run", failure_class=row["failure_class"],
                    detail=row.get("detail") or "", cpu_s=row.get("cpu_s") or 0.0, wall_s=row.get("wall_s") or 0.0,
-                   oom_killed="OOM-killed" in (row.get("detail") or ""))
+                   oom_killed="OOM-killed" in (row.get("detail") or ""),
+                   probe_passed=None if probe is None else probe == "passed")
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,10 @@ def decide(attempts: list[Attempt], policy: Policy) -> Need | Final | None:
             last = lost[-1]
             return Final("failed", "memory_exceeded", None, 0, len(attempts), last.cpu_s, last.wall_s,
                          "the candidate got its sandbox killed for memory twice")
+        if sum(bool(a.probe_passed) for a in lost) >= 2:
+            return Final("failed", "sandbox_crash", None, 0, len(attempts), 0.0, 0.0,
+                         "the candidate took its sandbox down twice, and each time a known-good probe then "
+                         f"passed in a fresh sandbox: {lost[-1].detail[:200]}")
         if len(lost) <= policy.infra_retries:
             # try again; a lost recheck is retried as a recheck, so it still runs alone and still
             # stands in for the timeout it re-checks

@@ -7,6 +7,7 @@ the patience, the run stops (`EngineLost`) with every recorded verdict kept, to 
 
 from __future__ import annotations
 
+import hashlib
 import queue
 import threading
 import time
@@ -20,6 +21,7 @@ from passgate.core.progress import ProgressSink
 from passgate.core.sandbox.runner import EvalRequest, Runner, TaskSpec, WorkerLost, limits_for
 
 from .decide import Policy
+from .soundness import PROBE_PATIENCE_S, evaluator_sound
 
 
 @dataclass
@@ -56,11 +58,29 @@ class RunContext:
             spec = self._specs[task_id] = TaskSpec.of(self.tasks[task_id])
         return spec
 
+    def classic_for(self, job: Job) -> str | None:
+        """The reference harness's one-process program for this job, when the cross-check covers it:
+        every reference solution and, under `sample`, a seeded fraction of candidates."""
+        ex = self.manifest.execution
+        suffix = self.tasks[job.task_id].classic_suffix
+        if not suffix or ex.crosscheck == "none":
+            return None
+        reference = job.candidate_index < 0 or self.manifest.candidates.source == "reference"
+        if ex.crosscheck == "all" or reference or _sampled(ex.seeds.random_seed, job, ex.crosscheck_fraction):
+            return job.program + suffix
+        return None
+
     def request(self, job: Job, limits: dict, **options) -> EvalRequest:
         """What a worker is asked for `job`: two suites, each with its wall budget, plus the grader's allowance."""
         processes = 3 if options.get("classic_program") else 2
         return EvalRequest(task=self.spec(job.task_id), program=job.program, limits=limits,
                            timeout_s=float(limits["wall_s"]) * processes + 660, **options)
+
+
+def _sampled(seed: int, job: Job, fraction: float) -> bool:
+    """A stable draw per candidate: the same candidates are cross-checked on every attempt and resume."""
+    digest = hashlib.sha256(f"{seed}:{job.task_id}:{job.candidate_index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") < fraction * 2 ** 64
 
 
 ENGINE_PATIENCE_S = 120.0   # how long a worker waits for a sandbox to start before the run stops
@@ -154,7 +174,7 @@ class _Pool:
                         return
                 worker, res = self._evaluate(worker, job)
                 self.done.put((job, res))
-                if self.per_candidate and worker is not None:
+                if worker is not None and (self.per_candidate or worker.worn()):
                     worker.close()
                     worker = None
         finally:
@@ -174,10 +194,14 @@ class _Pool:
             return None
 
     def _evaluate(self, worker, job: Job):
+        request = self.request_of(job)
         try:
-            return worker, worker.evaluate(self.request_of(job))
+            return worker, worker.evaluate(request)
         except WorkerLost as exc:
             worker.close()
+            # the record must say whose failure this was: a known-good candidate in a fresh sandbox
+            exc.probe_passed, exc.probe_detail = evaluator_sound(
+                lambda: new_worker_patiently(self.runner, self.stop, PROBE_PATIENCE_S), request.limits)
             return None, exc
         except BaseException as exc:  # anything else is an evaluator fault, never the model's
             worker.close()

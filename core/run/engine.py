@@ -7,7 +7,6 @@ at any point resumes from the record: nothing recorded is executed again, nothin
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -24,12 +23,13 @@ from passgate.core.model import Task
 from passgate.core.progress import Progress, ProgressSink
 from passgate.core.record.store import Store, utcnow
 from passgate.core.sandbox.boundary import container_checks, failed, probe_checks
-from passgate.core.sandbox.runner import Runner, limits_for
+from passgate.core.sandbox.runner import GRADING_PROTOCOL, Runner, limits_for
 
 from .decide import Policy
-from .dispatch import Job, RunContext, dispatch
-from .grading import REFERENCE_INDEX, GradingSession
-from .rows import candidate_rows, execution_row, task_rows
+from .dispatch import RunContext
+from .grading import GradingSession
+from .rows import candidate_rows, task_rows
+from .selfcheck import calibrate, seal_reference_run
 
 PASSGATE_VERSION = "0.1.0"
 
@@ -113,13 +113,16 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         info = runner.check(manifest.execution.image_digest)
         store.update_run(run_id, status="running", started_at=utcnow(), error=None)
         store.seal(run_id, "start", runtime=info.runtime, image=info.image, image_digest=info.image_digest,
-                   worker_sha256=info.worker_sha256, limits_json=json.dumps(info.limits))
+                   worker_sha256=info.worker_sha256, limits_json=json.dumps(info.limits),
+                   grading_protocol=GRADING_PROTOCOL)
         store.event(run_id, "start", f"runner {info.runner}/{info.runtime} on {info.node}, image {info.image_digest}")
         _runner_events(store, run_id, runner)
         ctx = _context(store, run_id, manifest, progress, cancel)
         _preflight(store, ctx, runner, info, canary)
-        _calibrate(store, ctx, runner)
+        calibrate(store, ctx, runner)
         GradingSession(store, ctx, runner).run()
+        if ctx.manifest.candidates.source == "reference" and not cancel.is_set():
+            seal_reference_run(store, ctx)
         if cancel.is_set():
             status = "cancelled"
         else:
@@ -158,6 +161,7 @@ def _context(store, run_id, manifest, progress, cancel) -> RunContext:
                        public_tests=r["public_tests"] or "", protected_tests=r["protected_tests"] or "",
                        test_setup=r["test_setup"] or "", candidate_preamble=r["candidate_preamble"] or "",
                        reference_solution=r["reference_solution"] or "", completion_style=r["completion_style"],
+                       classic_suffix=r.get("classic_suffix") or "",
                        tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
                        set_sha256=r["set_sha256"], set_revision=r["set_revision"])
              for tid, r in task_rows.items()}
@@ -191,66 +195,3 @@ def _preflight(store: Store, ctx: RunContext, runner: Runner, info, canary: str)
         store.event(ctx.run_id, "refused", f"boundary open: {lines}")
         raise BoundaryOpen(f"the sandbox boundary is open where the manifest says closed: {lines}")
     store.event(ctx.run_id, "preflight", f"{len(checks) + len(container)} boundary checks passed")
-
-
-def _calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
-    """Run every reference solution first: the self-check, and each task's CPU limit."""
-    tm = ctx.manifest.execution.timeout
-    run = store.run(ctx.run_id)
-    if run.get("selfcheck_json"):
-        return
-    refs = [t for t in ctx.tasks.values() if t.reference_solution]
-    is_reference_run = ctx.manifest.candidates.source == "reference"
-    if not tm.calibrate or is_reference_run or not refs:
-        limits = {tid: (max(tm.floor_s, ctx.manifest.execution.limits.cpu_s), None) for tid in ctx.tasks}
-        store.set_task_limits(ctx.run_id, limits)
-        store.seal(ctx.run_id, "selfcheck", selfcheck_json=json.dumps(
-            {"ran": False, "reason": "the candidates are the references" if is_reference_run else
-             ("calibration off" if not tm.calibrate else "no reference solutions")}))
-        for tid, (lim, _) in limits.items():
-            ctx.task_rows[tid]["cpu_limit_s"] = lim
-        return
-    ctx.progress(Progress(run_id=ctx.run_id, phase="calibrate", total=len(refs),
-                          message=f"self-check: {len(refs)} reference solutions"))
-    generous = limits_for(ctx.limits, max(tm.floor_s, ctx.manifest.execution.limits.cpu_s) * 4)
-    # a calibration cut short (controller killed, engine lost) keeps what it measured: on resume only
-    # the references without a completed execution run, as their next attempt
-    results: dict[str, dict] = {}
-    tried: dict[str, int] = {}
-    for r in store.query("SELECT * FROM executions WHERE run_id = ? AND candidate_index = ? "
-                         "AND purpose = 'selfcheck' ORDER BY exec_id", [ctx.run_id, REFERENCE_INDEX]):
-        tried[r["task_id"]] = max(tried.get(r["task_id"], 0), int(r["attempt"]))
-        if r["status"] == "ok":
-            results[r["task_id"]] = r
-    jobs = [Job(t.task_id, REFERENCE_INDEX, "selfcheck", tried.get(t.task_id, 0) + 1, t.reference_solution,
-                hashlib.sha256(t.reference_solution.encode()).hexdigest()) for t in refs if t.task_id not in results]
-    # references run in their own containers, closed before any candidate: no candidate's sandbox
-    # ever held a reference solution
-    for job, res in dispatch(ctx, runner, jobs, lambda j: ctx.request(j, generous)):
-        row = execution_row(ctx.run_id, ctx.manifest.execution.runtime, job, res)
-        store.append("executions", [row])
-        results[job.task_id] = row
-    if ctx.cancel.is_set():
-        return       # not sealed: a resumed run measures the references still missing
-    limits, failures, cpu = {}, [], {}
-    for t in refs:
-        row = results.get(t.task_id)
-        if row is None:
-            continue
-        ok = row["status"] == "ok" and row["protected_status"] == "passed"
-        if not ok:
-            failures.append({"task_id": t.task_id, "class": row["failure_class"], "detail": row["detail"],
-                             "public_status": row["public_status"]})
-        ref_cpu = float(row["cpu_s"] or 0.0) if ok else None
-        cpu[t.task_id] = ref_cpu
-        limits[t.task_id] = (max(tm.floor_s, tm.factor * ref_cpu) if ref_cpu is not None else tm.floor_s, ref_cpu)
-    for tid in ctx.tasks:
-        limits.setdefault(tid, (tm.floor_s, None))
-    store.set_task_limits(ctx.run_id, limits)
-    for tid, (lim, _) in limits.items():
-        ctx.task_rows[tid]["cpu_limit_s"] = lim
-    summary = {"ran": True, "references": len(refs), "passed": len(refs) - len(failures), "failed": failures,
-               "public_failed": [t.task_id for t in refs if results.get(t.task_id, {}).get("public_status") == "failed"],
-               "floor_s": tm.floor_s, "factor": tm.factor}
-    store.seal(ctx.run_id, "selfcheck", selfcheck_json=json.dumps(summary))
-    store.event(ctx.run_id, "selfcheck", f"{summary['passed']}/{len(refs)} reference solutions pass their own tests")

@@ -20,8 +20,8 @@ from passgate.core.sandbox.runner import EvalRequest, Runner, TaskSpec
 from .decide import Attempt, Final, Need, decide, recheck_would_follow
 from .dispatch import Job, RunContext, dispatch
 from .rows import candidate_rows, execution_row, outcome_row
+from .selfcheck import REFERENCE_INDEX
 
-REFERENCE_INDEX = -1
 Key = tuple[str, int]
 
 
@@ -121,7 +121,8 @@ class GradingSession:
         attempts = [Attempt.from_row(r) for r in self.attempts[(job.task_id, job.candidate_index)]]
         # a timeout that a run alone will re-check is replaced by that run, public suite and all
         follows = recheck_would_follow(attempts, job.purpose, self.ctx.policy)
-        return self.ctx.request(job, self.ctx.task_limits(job.task_id), public_after_protected_timeout=not follows)
+        return self.ctx.request(job, self.ctx.task_limits(job.task_id), public_after_protected_timeout=not follows,
+                                classic_program=self.ctx.classic_for(job))
 
     # ---- results --------------------------------------------------------------------
     def _handle(self, job: Job, res) -> list[Job]:

@@ -85,7 +85,7 @@ def _execute_again(store: Store, ctx, runner: Runner, cands: list[dict], cancel:
             attempt = store.count("executions", ctx.run_id, "task_id = ? AND candidate_index = ?", [task_id, index]) + 1
             job = Job(task_id, index, "rerun", attempt, cand["program"], cand["program_sha256"])
             try:
-                res = worker.evaluate(ctx.request(job, ctx.task_limits(task_id)))
+                res = worker.evaluate(ctx.request(job, ctx.task_limits(task_id), classic_program=ctx.classic_for(job)))
             except WorkerLost as exc:
                 res = exc
                 worker.close()

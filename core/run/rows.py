@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from dataclasses import replace
 
 from passgate.core.model import Task
 from passgate.core.record.redact import redact
 from passgate.core.record.store import utcnow
-from passgate.core.sandbox.runner import EvalResult, WorkerLost
+from passgate.core.sandbox.runner import EvalResult, SuiteResult, WorkerLost
 
 from .decide import Final
 
@@ -23,12 +24,16 @@ def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost) 
             "attempt": job.attempt, "purpose": job.purpose, "program_sha256": job.program_sha256,
             "started_at": began, "finished_at": now, "runtime": runtime, "image_digest": ""}
     if isinstance(res, WorkerLost):
+        probe = getattr(res, "probe_passed", None)
+        detail = str(res)[:700] + (f"; {res.probe_detail}" if probe is not None else "")
         return {**base, "status": "infra_error", "public_status": "not_run", "protected_status": "not_run",
-                "failure_class": "infra_error", "detail": redact(str(res))[:1000], "exit_reason": "worker lost",
+                "failure_class": "infra_error", "detail": redact(detail)[:1000], "exit_reason": "worker lost",
+                "evidence_json": json.dumps({"probe": None if probe is None else ("passed" if probe else "failed")}),
                 "cpu_s": 0.0, "cpu_total_s": 0.0, "wall_s": 0.0, "peak_rss_kb": 0, "out_bytes": 0, "stdout": "",
                 "stderr": "", "violations_json": "[]", "node": getattr(res, "node", ""), "container_id": "",
                 "exc_type": None}
     pub, prot = res.public, res.protected
+    prot, disagreement = _with_classic(prot, res.classic)
     head = prot if prot.status != "not_run" else pub
     detail = head.detail
     if head is prot and pub.status == "not_run" and pub.detail not in ("", "no tests"):
@@ -42,7 +47,44 @@ def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost) 
             "cpu_s": head.cpu_s, "cpu_total_s": res.cpu_s, "wall_s": res.wall_s,
             "peak_rss_kb": res.maxrss_kb, "out_bytes": res.out_bytes, "stdout": redact(res.stdout), "stderr": "",
             "violations_json": json.dumps(list(res.violations)), "node": res.node,
-            "container_id": res.container_id[:12]}
+            "container_id": res.container_id[:12],
+            "classic_status": res.classic.status if res.classic else None,
+            "classic_class": res.classic.failure_class if res.classic else None,
+            "evidence_json": json.dumps(_evidence(res, disagreement))}
+
+
+# A classic run that ended for these reasons says nothing about the candidate's answer
+INCONCLUSIVE = frozenset({"timeout", "memory_exceeded", "output_exceeded", "infra_error"})
+
+
+def _with_classic(prot: SuiteResult, classic: SuiteResult | None) -> tuple[SuiteResult, str]:
+    """The protected verdict with the cross-check applied: an isolated pass the classic program
+    fails (for a reason about the answer) is a failure; an isolated failure stands either way."""
+    if classic is None or classic.status == prot.status:
+        return prot, ""
+    if prot.status == "passed" and classic.status == "failed" and classic.failure_class not in INCONCLUSIVE:
+        return replace(prot, status="failed", failure_class="classic_failed", exc_type=classic.exc_type,
+                       detail=redact(f"the isolated suite passed; the reference harness's one-process program "
+                                     f"failed: {classic.failure_class}: {classic.detail}")[:500]), "classic_failed"
+    if prot.status == "passed":
+        return prot, "classic_inconclusive"
+    return prot, "isolated_failed"
+
+
+def _evidence(res: EvalResult, disagreement: str) -> dict:
+    """What the record keeps beyond the columns: where each suite failed and what the candidate
+    returned, the cross-check, and where the grader could not reproduce a value exactly."""
+    out: dict = {"protocol": res.protocol}
+    for name, suite in (("protected", res.protected), ("public", res.public)):
+        if suite.line is not None or suite.returned:
+            out[name] = {"line": suite.line, "source": redact(suite.source), "returned": redact(suite.returned)}
+    if res.classic is not None:
+        out["classic"] = {"status": res.classic.status, "class": res.classic.failure_class,
+                          "detail": redact(res.classic.detail)[:500], "isolated": res.protected.status,
+                          "disagreement": disagreement or None}
+    if res.notes:
+        out["notes"] = list(res.notes)
+    return out
 
 
 def outcome_row(run_id: str, task_id: str, index: int, outcome: str, *, final: Final | None = None,
@@ -64,7 +106,8 @@ def task_rows(tasks: list[Task]) -> list[dict]:
              "prompt": t.prompt, "entry_point": t.entry_point, "candidate_preamble": t.candidate_preamble,
              "test_setup": t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
              "reference_solution": t.reference_solution, "completion_style": t.completion_style,
-             "cpu_limit_s": None, "reference_cpu_s": None} for i, t in enumerate(tasks)]
+             "classic_suffix": t.classic_suffix, "cpu_limit_s": None, "reference_cpu_s": None}
+            for i, t in enumerate(tasks)]
 
 
 def candidate_rows(run_id: str, candidates) -> list[dict]:

@@ -21,21 +21,25 @@ import time
 from pathlib import Path
 
 from ..errors import DriftError, SandboxUnavailable
+from . import host_tasks
+from .host_tasks import container_pids_limit
 from .runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost
 
 LABEL = "passgate.managed"
 SANDBOX_DIR = Path(__file__).resolve().parent
 CANDIDATE_UID = 10001
-BOOT = ("import sys,json;c=json.loads(sys.stdin.buffer.readline());"
+# the program's namespace gets a copy of the builtins taken now, before any candidate exists: a
+# candidate that patches `builtins` in its own process changes its own code, never the program's
+BOOT = ("import sys,json,builtins;c=json.loads(sys.stdin.buffer.readline());"
         "s=sys.stdin.buffer.read(c['n']).decode();"
-        "g={'__name__':'passgate_worker','PASSGATE_CONFIG':c['config']};"
+        "g={'__name__':'passgate_worker','PASSGATE_CONFIG':c['config'],'__builtins__':dict(vars(builtins))};"
         "exec(compile(s,'<passgate-worker>','exec'),g)")
 _LIVE: set["DockerWorker"] = set()
 _LIVE_LOCK = threading.Lock()
 
 
 # the worker program, in the order its parts are joined into one source text
-PROGRAM_PARTS = ("codec.py", "common.py", "candidate.py", "zygote.py", "channel.py", "grader.py", "probe.py",
+PROGRAM_PARTS = ("codec.py", "common.py", "rpc.py", "candidate.py", "zygote.py", "channel.py", "grader.py", "probe.py",
                  "worker.py")
 
 
@@ -129,7 +133,7 @@ class DockerWorker(Worker):
             mem_limit=f"{int(lim['container_memory_mb'])}m",
             memswap_limit=f"{int(lim['container_memory_mb'])}m",
             nano_cpus=int(float(lim["cpus"]) * 1e9),
-            pids_limit=int(lim["pids"]),
+            pids_limit=int(lim["pids"]),       # the effective limit (host_tasks.container_pids_limit)
             cap_drop=["ALL"],
             cap_add=["SETUID", "SETGID", "KILL"],
             security_opt=["no-new-privileges"],
@@ -147,6 +151,7 @@ class DockerWorker(Worker):
             raise WorkerLost(f"cannot create a sandbox container: {str(exc)[:300]}") from exc
         self.container_id = created["Id"]
         self.worker_id = self.container_id[:12]
+        self._pids_file = None
         with _LIVE_LOCK:
             _LIVE.add(self)
         try:
@@ -253,6 +258,12 @@ class DockerWorker(Worker):
         return reply
 
     # ---- Worker API ---------------------------------------------------------------
+    def worn(self) -> bool:
+        """True when gVisor holds so many host tasks that the next candidate should get a new container."""
+        if self._pids_file is None:
+            self._pids_file = host_tasks.pids_file(self.container_id) or False
+        return bool(self._pids_file) and host_tasks.worn(self._pids_file, int(self.runner.limits["pids"]))
+
     def evaluate(self, request: EvalRequest) -> EvalResult:
         task = request.task
         if task.key not in self._tasks:
@@ -275,11 +286,13 @@ class DockerRunner(Runner):
     """Workers as Docker containers on the local engine."""
 
     def __init__(self, *, image: str, runtime: str, limits: dict, seeds: dict | None = None,
-                 run_label: str = "", client=None):
+                 run_label: str = "", client=None, program: str | None = None):
         self.client = client or docker_client()
         self.image = image
         self.runtime = runtime
-        self.limits = dict(limits)
+        # the limits containers really get (recorded with the run): under runsc the pids limit covers
+        # the runtime's own host tasks
+        self.limits = {**limits, "pids": container_pids_limit(limits, runtime)}
         self.run_label = run_label
         seeds = seeds or {}
         # The container's environment: fixed values only, nothing from the host.
@@ -288,7 +301,7 @@ class DockerRunner(Runner):
         self.node = socket.gethostname()
         self._workers: list[DockerWorker] = []
         # read once: every container of a run gets the program whose sha256 the run records
-        self.program = worker_source()
+        self.program = program if program is not None else worker_source()
 
     def image_digest(self) -> str:
         import docker

@@ -121,7 +121,10 @@ class SlotServer:
             self.stop()
             return {"lost": f"{type(exc).__name__}: {str(exc)[:300]}"}
         self._last_end = time.perf_counter()
-        return {"ok": result, "inner_s": self._last_end - t, "idle_s": idle, "container_id": self.worker.container_id}
+        reply = {"ok": result, "inner_s": self._last_end - t, "idle_s": idle, "container_id": self.worker.container_id}
+        if op == "evaluate" and self.worker.worn():
+            self.stop()          # the next call starts a fresh container (see host_tasks.py)
+        return reply
 
     def stop(self) -> None:
         self._last_end = None

@@ -16,6 +16,11 @@ from typing import Any, Mapping
 
 from passgate.core.model import Task
 
+# The grading protocol the worker program speaks (program/codec.py PROTOCOL): recorded on every run,
+# since verdicts can change between versions. 1: plain data only; 2: the graph codec with copy-back,
+# handles to the test's objects, exceptions with their builtin bases, set order, digests of huge answers.
+GRADING_PROTOCOL = 2
+
 # Keys of `limits` (one dict per candidate; `limits_for` derives the wall backstop):
 #   cpu_s          CPU seconds each suite may use, measured on the candidate process
 #   wall_s         wall-clock backstop per suite, counted only while the grader waits for the candidate
@@ -219,6 +224,11 @@ class Worker(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Stop and remove the worker's environment; safe to call twice; never raises."""
+
+    def worn(self) -> bool:
+        """True when the environment should be replaced before the next candidate (the runtime is
+        holding what the last one left behind). Never raises."""
+        return False
 
 
 class Runner(abc.ABC):

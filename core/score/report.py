@@ -9,6 +9,7 @@ omissions) are built in `report_context.py`.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -29,6 +30,7 @@ from .context import (
     run_section,
 )
 from .data import RecordsJob, Rescore, RunRecords
+from .fidelity import fidelity_summary
 from .generation import generation_section
 from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
 from .points import finite_or_none, point_scores
@@ -114,6 +116,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "probe": parse_json(run.get("probe_json")),
             "preflight": parse_json(run.get("preflight_json")),
             "selfcheck": parse_json(run.get("selfcheck_json")),
+            "fidelity": fidelity_section(store, run),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],
@@ -122,6 +125,18 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
         from .whatif import run_whatifs
         report["whatif"] = run_whatifs(store, run["run_id"], recs, config, whatif, parallel=parallel)
     return report
+
+
+def fidelity_section(store, run: Mapping) -> dict:
+    """The grading protocol, and the cross-check's agreement with each disagreement (score/fidelity.py)."""
+    rows = store.query("SELECT task_id, candidate_index, attempt, purpose, protected_status, protected_class, "
+                       "failure_class, detail, classic_status, classic_class, evidence_json FROM executions "
+                       "WHERE run_id = ? AND classic_status IS NOT NULL ORDER BY exec_id", [run["run_id"]])
+    notes = store.query("SELECT task_id, candidate_index, evidence_json FROM executions WHERE run_id = ? AND "
+                        "evidence_json LIKE '%\"notes\"%' ORDER BY exec_id", [run["run_id"]])
+    return {"grading_protocol": run.get("grading_protocol") or 1, **fidelity_summary(rows),
+            "notes": [{"task_id": r["task_id"], "candidate_index": r["candidate_index"],
+                       "notes": json.loads(r["evidence_json"]).get("notes", [])} for r in notes][:200]}
 
 
 # ---- scores --------------------------------------------------------------------------------

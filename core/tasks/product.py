@@ -37,6 +37,7 @@ def load(path: Path, text: str, default_slice: str, default_exposure: str) -> tu
         protected = require(record, "protected_tests", str, path, line)
         if not protected.strip():
             raise ConfigError("must contain the grading tests", path=str(path), line=line, field="protected_tests")
+        setup = optional(record, "test_setup", str, "", path, line)
         tasks.append(Task(
             task_id=task_id,
             slice=optional(record, "slice", str, default_slice, path, line),
@@ -44,12 +45,14 @@ def load(path: Path, text: str, default_slice: str, default_exposure: str) -> tu
             entry_point=entry_point,
             public_tests=optional(record, "public_tests", str, "", path, line),
             protected_tests=protected,
-            test_setup=optional(record, "test_setup", str, "", path, line),
+            test_setup=setup,
             candidate_preamble=optional(record, "candidate_preamble", str, "", path, line),
             reference_solution=optional(record, "reference_solution", str, "", path, line),
             completion_style=_choice(record, "completion_style", COMPLETION_STYLES, "body", path, line),
             tags=_tags(record, path, line),
             exposure=_choice(record, "exposure", EXPOSURES, default_exposure, path, line),
+            # one process: the program, the test setup, then the tests with `candidate` bound to the entry point
+            classic_suffix=f"\n{setup}\ncandidate = {entry_point}\n{protected}",
         ))
     for task in tasks:
         _check_compiles(task, path, seen[task.task_id])

@@ -15,8 +15,10 @@ from pathlib import Path
 import passgate.core
 
 UI_PACKAGES = ("textual", "rich")
-# The sandbox worker program's parts are importable but only run inside containers.
-IN_CONTAINER: tuple[str, ...] = ()
+# The sandbox worker program's parts share one namespace inside the container (they are sent there
+# as one source text); only the codec is also a module of the engine.
+IN_CONTAINER = tuple(f"passgate.core.sandbox.program.{part}" for part in
+                     ("common", "rpc", "candidate", "zygote", "channel", "grader", "probe", "worker"))
 PROBE = """
 import importlib, sys
 for name in sys.argv[1:]:

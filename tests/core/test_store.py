@@ -100,13 +100,36 @@ def test_a_version_1_file_is_migrated_in_place(tmp_path):
     s.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == SCHEMA_VERSION == 3
+    assert s.schema_version() == SCHEMA_VERSION == 4
     assert "evidence" in s.db.table_names() and "cpu_total_s" in s.db["executions"].columns_dict
     indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"outcomes_report", "candidates_report", "executions_report"} <= indexes
     assert "idx_executions_run_id_task_id_candidate_index" not in indexes
     s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
     s.seal("r1", "start", runtime="runsc")     # the new chain works on the migrated file
+
+
+V4_COLUMNS = (("runs", "grading_protocol"), ("executions", "classic_status"), ("executions", "classic_class"),
+              ("executions", "evidence_json"), ("tasks", "classic_suffix"))
+
+
+def test_rows_written_before_v4_still_verify_after_its_columns_are_added(tmp_path):
+    path = tmp_path / "v3.db"
+    s = Store(path)
+    for table, column in V4_COLUMNS:                      # the file as v3 wrote it
+        s.db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    s.db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
+    s.append("executions", [exec_row("r1", i) for i in range(3)])   # hashed over the v3 columns
+    s.close()
+    s = Store(path)                                       # migrates: the v4 columns arrive, NULL
+    assert s.schema_version() == 4 and "evidence_json" in s.db["executions"].columns_dict
+    assert verify_chain(s, "r1") == []
+    s.append("executions", [{**exec_row("r1", 3), "classic_status": "passed", "evidence_json": "{}"}])
+    assert verify_chain(s, "r1") == []
+    s.db.execute("DROP TRIGGER executions_no_update")
+    s.db.execute("UPDATE executions SET classic_status = 'failed' WHERE task_id = 'T/3'")
+    assert verify_chain(s, "r1")[0]["table"] == "executions"
 
 
 def test_the_reports_grouped_scans_read_covering_indexes_in_key_order(tmp_path):

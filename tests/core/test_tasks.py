@@ -1,6 +1,6 @@
 """Task sets on the real benchmark files: counts, hashes, stable ids, suites, bad input, and every
-reference solution run against its own suites in a pure-Python simulation of the grader
-(tests/core/grader_sim.py; in-process exec of trusted canonical solutions only)."""
+reference solution run against its own suites by the real grader
+(tests/local_worker.py: the real worker program in a subprocess, for trusted canonical solutions only)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from passgate.core.tasks.doctests import Example, docstring_of, extract_examples
 from passgate.core.tasks.evalplus_grader import RUNNER
 from passgate.core.tasks.known_defects import KNOWN_DEFECTS
 from passgate.core.tasks.sets import file_sha256, load_task_set
-from tests.core.grader_sim import reference_failures, run_suite
+from tests.local_worker import reference_failures, run_suite
 
 REPO = Path(__file__).resolve().parents[2]
 DATASETS = REPO.parent / "shared" / "datasets"
@@ -100,12 +100,12 @@ def test_each_listed_wrong_docstring_example_really_fails_as_written(humaneval):
         listed = [e for e in raw if e.source.strip() in known]
         assert len(listed) == len(known), f"{task_id}: a listed example is no longer in the docstring"
         for example in listed:
-            as_written = run_suite(task, public_suite_code(task_id, [example]), {})
-            assert not as_written.passed, f"{task_id}: {example.source!r} passes as written; remove it from the list"
+            as_written = run_suite(task, public_suite_code(task_id, [example]))
+            assert not (as_written.status == 'passed'), f"{task_id}: {example.source!r} passes as written; remove it from the list"
             action, _reason = known[example.source.strip()]
             if action == "by_value":
                 by_value = Example("value", example.source.strip(), example.want.strip())
-                assert run_suite(task, public_suite_code(task_id, [by_value]), {}).passed
+                assert run_suite(task, public_suite_code(task_id, [by_value])).status == 'passed'
             assert any(repr(example.source.strip()) in note for note in humaneval.notes)
 
 
@@ -125,12 +125,12 @@ def test_docstring_examples_are_compared_like_doctest():
         "    >>> f(2)\n    4\n    >>> print(f(1), 'x')\n    2 x\n    >>> f(0) == 0\n    >>> f(1) > 1\n    True\n"
         "    >>> y = f(3)\n    >>> [y]\n    [6]\n",
         "    return 2 * x\n")
-    assert run_suite(passing, passing.public_tests, {}).passed
+    assert run_suite(passing, passing.public_tests).status == 'passed'
     wrong = _doctest_task("    >>> f(2)\n    5\n", "    return 2 * x\n")
-    run = run_suite(wrong, wrong.public_tests, {})
-    assert not run.passed and "expected '5\\n', got '4\\n'" in run.error
+    run = run_suite(wrong, wrong.public_tests)
+    assert run.status == 'failed' and "expected '5\\n', got '4\\n'" in run.detail
     quoted = _doctest_task('    >>> f("a")\n    "aa"\n', "    return 2 * x\n")
-    assert not run_suite(quoted, quoted.public_tests, {}).passed  # doctest compares text: 'aa' is not "aa"
+    assert run_suite(quoted, quoted.public_tests).status == 'failed'  # doctest compares text: 'aa' is not "aa"
 
 
 def test_a_docstring_without_examples_gives_no_public_suite(humaneval):
@@ -324,8 +324,8 @@ def test_plus_inputs_whose_answers_have_thousands_of_digits_cross_the_boundary()
         spec = {"task_id": task.task_id, "dataset": "humaneval", "entry_point": task.entry_point, "atol": float(record["atol"])}
         suite = tasks_evalplus.suite_code(spec, task.reference_solution, {
             "plus": tasks_evalplus.encode_inputs([record["plus_input"][BIG_ANSWER_INPUTS[task.task_id]]])})
-        run = run_suite(task, suite, {})
-        assert run.passed, run.error
+        run = run_suite(task, suite)
+        assert run.status == "passed", run.detail
 
 
 def _runner(task_id: str, dataset: str, entry_point: str, atol: float = 0.0) -> dict:

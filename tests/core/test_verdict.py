@@ -210,8 +210,24 @@ def test_evidence_ground_truth_self_check(failed, expected):
 def test_evidence_self_check_not_run_is_at_most_adequate():
     assert level(facts(selfcheck={"ran": False, "reason": "calibration off"}), "ground_truth_selfcheck").level == "adequate"
     assert level(facts(selfcheck={}), "ground_truth_selfcheck").level == "weak"
-    ref = {"ran": False, "reason": "the candidates are the references"}
-    assert level(facts(selfcheck=ref), "ground_truth_selfcheck").level == "strong"
+    # a reference run that never got its summary is not a self-check that passed
+    ref = {"ran": False, "reason": "the candidates are the references; their summary follows the run"}
+    assert level(facts(selfcheck=ref), "ground_truth_selfcheck").level == "weak"
+
+
+def test_a_reference_run_with_a_broken_reference_is_not_strong_and_names_it():
+    sc = {"ran": True, "reference_run": True, "references": 200, "passed": 199,
+          "failed": [{"task_id": "Product/7", "class": "wrong_answer", "detail": "assertion failed at line 3",
+                      "known_defect": None}]}
+    cond = level(facts(selfcheck=sc), "ground_truth_selfcheck")
+    assert cond.level != "strong" and "Product/7" in cond.sentence and "wrong_answer" in cond.sentence
+
+
+def test_failing_references_that_are_known_defects_keep_the_self_check_strong():
+    sc = {"ran": True, "references": 378, "passed": 377,
+          "failed": [{"task_id": "Mbpp/255", "class": "memory_exceeded", "known_defect": "too large"}]}
+    cond = level(facts(selfcheck=sc), "ground_truth_selfcheck")
+    assert cond.level == "strong" and "known defects: Mbpp/255" in cond.sentence
 
 
 def test_evidence_missing_self_probe_is_invalid():
@@ -317,3 +333,19 @@ def test_public_benchmarks_only_reach_a_canary_under_the_public_benchmark_policy
     v = verdict(signed(f, "holdout=public-only"), public)
     assert (v.consequence, v.risk, v.evidence) == ("canary", "medium", "adequate")
     assert next(s for s in v.path if s.step == "tests").relaxations == ("holdout=public-only",)
+
+
+def test_evidence_verdict_fidelity_is_weak_on_an_unexplained_disagreement():
+    bad = {"task_id": "P/3", "candidate_index": 0, "isolated": {"status": "passed", "class": None, "detail": ""},
+           "classic": {"status": "failed", "class": "wrong_answer", "detail": "AssertionError (line 9)"},
+           "explained": None}
+    fid = {"checked": 50, "agreed": 49, "rate": 0.98, "disagreements": [bad], "unexplained": 1}
+    cond = level(facts(fidelity=fid), "verdict_fidelity")
+    assert cond.level == "weak" and "P/3#0" in cond.sentence and "wrong_answer" in cond.sentence
+    explained = dict(bad, explained="the isolated grader never compares an object that is not data")
+    assert level(facts(fidelity=dict(fid, disagreements=[explained], unexplained=0)), "verdict_fidelity").level == "strong"
+
+
+def test_evidence_without_a_cross_check_is_at_most_adequate():
+    assert level(facts(fidelity={}, crosscheck="none"), "verdict_fidelity").level == "adequate"
+    assert level(facts(fidelity={"checked": 0, "disagreements": []}), "verdict_fidelity").level == "adequate"

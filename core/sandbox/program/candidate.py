@@ -1,10 +1,14 @@
-"""The candidate process: rlimits, an unprivileged uid, an empty environment; runs the program
-and answers the grader's calls with plain data only.
+"""The candidate process: rlimits, an unprivileged uid, an empty environment; runs the program and
+answers the grader's calls, which cross as data through the graph codec.
 
 Part of the sandbox worker program (see worker.py): the parts in core/sandbox/program/ are sent into
 the container as one source text, in the order docker_runner.PROGRAM_PARTS gives, and share one
-namespace there. Standard library only.
+namespace there. Standard library only. Everything here was bound before the candidate program
+loads, so a program that patches builtins or the standard library breaks only its own answers.
 """
+
+import builtins as _real_builtins   # the module the candidate program gets (it may patch it)
+
 
 def _audit_events():
     """Record attempts that cross the boundary; evidence for the record, not enforcement."""
@@ -51,59 +55,266 @@ def _close_fds_from(lowest):
                 pass
 
 
-def _classify_exception(exc):
-    if isinstance(exc, SyntaxError):
-        return "syntax_error"
-    if isinstance(exc, MemoryError):
-        return "memory_exceeded"
-    if isinstance(exc, (SystemExit, KeyboardInterrupt, GeneratorExit)):
-        return "premature_exit"
-    return "runtime_error"
+def _wire_descriptors(req_r, resp_w, out_w):
+    """Calls arrive on 3, replies leave on 4, stdout and stderr go to the capture pipe, stdin is empty."""
+    os.setsid()
+    req_r, resp_w, out_w = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in (req_r, resp_w, out_w))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_w, 1)
+    os.dup2(out_w, 2)
+    os.dup2(req_r, 3)
+    os.dup2(resp_w, 4)
+    _close_fds_from(5)
+    for s in SIGNALS_IGNORED:
+        signal.signal(s, signal.SIG_DFL)
 
 
-def _describe(exc):
+def _confine(limits):
+    """rlimits, the candidate uid, fresh scratch as the working directory, an environment of fixed values."""
+    # CPU backstop only: the grader enforces each suite's budget precisely; one process may serve both
+    cpu = int(2 * float(limits["cpu_s"])) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    mem = int(limits["memory_mb"]) << 20
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    fsize = int(limits["file_size_mb"]) << 20
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    if CAND_UID is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(limits["nproc"]), int(limits["nproc"])))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (int(limits["nofile"]), int(limits["nofile"])))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if CAND_UID is not None:
+        os.setgroups([])
+        os.setgid(CAND_UID)
+        os.setuid(CAND_UID)
+    os.chdir(SCRATCH)
+    tz = os.environ.get("TZ", "UTC")
+    os.environ.clear()
+    # TZ is the container's (pinned), so the time module needs no re-initialisation; sys.std* already
+    # wrap descriptors 0-2, which now point at /dev/null and the capture pipe
+    os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", HOME=SCRATCH, TMPDIR=SCRATCH, LANG="C.UTF-8", TZ=tz)
+
+
+class GraderHandle:
+    """In the candidate process: an object the test handed over (a callback, an iterator, an instance
+    of a class the test defines). Every use is a call back into the grader, which allows what the
+    test itself could do with it."""
+
+    __slots__ = ("_pg_end", "_pg_key", "__weakref__")
+
+    def __init__(self, end, key):
+        object.__setattr__(self, "_pg_end", end)
+        object.__setattr__(self, "_pg_key", key)
+
+    def _pg(self, op, **kw):
+        return object.__getattribute__(self, "_pg_end").call({"h": object.__getattribute__(self, "_pg_key")},
+                                                             op, **kw)
+
+    def __call__(self, *args, **kwargs):
+        return self._pg("call", args=args, kwargs=kwargs)
+
+    def __getattr__(self, name):
+        return self._pg("getattr", name=name)
+
+    def __setattr__(self, name, value):
+        self._pg("setattr", name=name, value=value)
+
+    def __delattr__(self, name):
+        self._pg("delattr", name=name)
+
+    def __iter__(self):
+        return self._pg("iter")
+
+    def __next__(self):
+        return self._pg("next")
+
+    def __len__(self):
+        return self._pg("len")
+
+    def __bool__(self):
+        return self._pg("bool")
+
+    def __repr__(self):
+        return self._pg("repr")
+
+    def __str__(self):
+        return self._pg("str")
+
+    def __hash__(self):
+        return self._pg("hash")
+
+    def __getitem__(self, key):
+        return self._pg("getitem", value=key)
+
+    def __setitem__(self, key, value):
+        self._pg("setitem", value=[key, value])
+
+    def __delitem__(self, key):
+        self._pg("delitem", value=key)
+
+    def __contains__(self, key):
+        return self._pg("contains", value=key)
+
+    def __eq__(self, other):
+        return self._pg("eq", value=other)
+
+    def __ne__(self, other):
+        return self._pg("ne", value=other)
+
+    def __lt__(self, other):
+        return self._pg("lt", value=other)
+
+    def __le__(self, other):
+        return self._pg("le", value=other)
+
+    def __gt__(self, other):
+        return self._pg("gt", value=other)
+
+    def __ge__(self, other):
+        return self._pg("ge", value=other)
+
+
+class CandidateEnd(Endpoint):
+    """The candidate's end of the call pipe: serves the grader's calls on the program's names."""
+
+    accept_builtins = True
+
+    def __init__(self, namespace, violations):
+        Endpoint.__init__(self, GraderHandle)
+        self.namespace, self.violations = namespace, violations
+        self._ready = None
+
+    def send(self, frame):
+        data, self._ready = self._ready, None
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        _write_all(4, data if data is not None else frame_bytes(frame))
+
+    def recv(self):
+        return _recv_frame(3)
+
+    def serve_target(self, target):
+        if type(target) is not dict:
+            raise NotData("malformed target")
+        if "n" in target:
+            try:
+                return self.namespace[target["n"]]
+            except (KeyError, TypeError):
+                raise NotData("the program defines no %r" % (str(target.get("n"))[:80],)) from None
+        return self.handles.local(target.get("h"))
+
+    def allowed(self, op, name, value):
+        return value
+
+    def named(self, name):
+        try:
+            return self.namespace[name]
+        except (KeyError, TypeError):
+            raise NotData("the program defines no %r" % (str(name)[:80],)) from None
+
+    def exported(self, obj):
+        return obj
+
+    def serve(self, frame):
+        """The reply, with the boundary attempts seen so far; an answer too large to cross goes by digest."""
+        self._value = _MISSING
+        try:
+            reply = Endpoint.serve(self, frame)
+        except (NotData, BadFrame) as exc:
+            reply = self.too_large(exc)
+        reply["w"] = list(self.violations)
+        notes = self.notes + (self.conv.notes if self.conv is not None else [])
+        if notes:
+            reply["notes"] = notes[:20]
+        try:
+            self._ready = frame_bytes(reply)
+        except BadFrame as exc:
+            self.conv.rollback(self._mark)
+            reply = self.too_large(exc)
+            reply["w"] = list(self.violations)
+            self._ready = frame_bytes(reply)
+        return reply
+
+    def encode_value(self, conv, value):
+        self._value = value
+        self._mark = conv.mark()
+        try:
+            return conv.encode(value)
+        except NotData:
+            conv.rollback(self._mark)
+            raise
+
+    def too_large(self, why):
+        """An answer that cannot cross as data: its digest and a handle to it, instead of its value."""
+        value = getattr(self, "_value", _MISSING)
+        if value is _MISSING:
+            return {"bad": str(why)[:300]}
+        try:
+            digest = canonical_digest(value, self.tick)
+        except NotData as exc:
+            return {"bad": "%s, and it has no digest (%s)" % (str(why)[:200], str(exc)[:100])}
+        self.notes.append("an answer too large to cross went by digest; changes the call made to its arguments "
+                          "were not copied back")
+        return {"v": {"Z": {"h": self.handles.export(value), "d": digest, "t": type(value).__name__,
+                            "why": str(why)[:200]}}, "s": []}
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        n = _os_write(fd, view)
+        view = view[n:]
+
+
+def _load(program, violations):
+    """Execute the program in its own namespace; tell the grader which names it defines (or why it failed)."""
+    namespace = {"__name__": "__candidate__", "__builtins__": _real_builtins}
     try:
-        text = str(exc)
+        exec(compile(program, "<candidate>", "exec"), namespace)
+    except BaseException as exc:
+        line = _program_line(exc)
+        where = " (line %d of the program)" % line if line else ""
+        try:
+            _send_frame(4, {"loaded": False, "error": {"type": type(exc).__name__, "msg": _text_of(exc)[:300] + where,
+                                                       "class": classify_exception(exc), "line": line},
+                            "violations": list(violations)})
+        finally:
+            try:
+                sys.stdout.flush()
+            except BaseException:
+                pass
+            os._exit(0)
+    names = sorted(k for k, v in namespace.items() if not k.startswith("__") and callable(v))
+    _send_frame(4, {"loaded": True, "names": names, "violations": list(violations)})
+    return namespace
+
+
+def _program_line(exc):
+    """The innermost line of the program itself in the exception's traceback (its own code, not a library's)."""
+    line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<candidate>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _text_of(exc):
+    try:
+        return str(exc)
     except BaseException:
-        text = "<unprintable>"
-    return {"type": type(exc).__name__, "msg": text[:300], "class": _classify_exception(exc)}
+        return "<unprintable>"
 
 
 def candidate_main(req_r, resp_w, out_w, limits):
     """Body of the candidate process: never returns."""
     try:
-        os.setsid()
-        req_r, resp_w, out_w = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in (req_r, resp_w, out_w))
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out_w, 1)
-        os.dup2(out_w, 2)
-        os.dup2(req_r, 3)
-        os.dup2(resp_w, 4)
-        _close_fds_from(5)
-        for s in SIGNALS_IGNORED:
-            signal.signal(s, signal.SIG_DFL)
-        # backstop only: the grader enforces each suite's CPU budget precisely; one process may
-        # serve both suites
-        cpu = int(2 * float(limits["cpu_s"])) + 2
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        mem = int(limits["memory_mb"]) << 20
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        fsize = int(limits["file_size_mb"]) << 20
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_NPROC, (int(limits["nproc"]), int(limits["nproc"])))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (int(limits["nofile"]), int(limits["nofile"])))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        os.setgroups([])
-        os.setgid(CAND_UID)
-        os.setuid(CAND_UID)
-        os.chdir(SCRATCH)
-        tz = os.environ.get("TZ", "UTC")
-        os.environ.clear()
-        # TZ is the container's (pinned), so the time module needs no re-initialisation; sys.std*
-        # already wrap descriptors 0-2, which now point at /dev/null and the capture pipe
-        os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", HOME=SCRATCH, TMPDIR=SCRATCH, LANG="C.UTF-8",
-                          TZ=tz)
+        _wire_descriptors(req_r, resp_w, out_w)
+        _confine(limits)
     except BaseException as exc:
         try:
             _send_frame(4, {"loaded": False, "setup": repr(exc)})
@@ -111,79 +322,17 @@ def candidate_main(req_r, resp_w, out_w, limits):
             os._exit(70)
     _random.seed(limits.get("seed", 0))
     violations = _audit_events()
-    handles = {}
-
-    def handle_for(obj):
-        key = id(obj)
-        handles[key] = obj
-        return key
-
-    def resolve(key):
-        return handles[key]
-
     try:
-        first = _recv_frame(3)
-        program = first["program"]
+        program = _recv_frame(3)["program"]
     except BaseException:
         os._exit(71)
-    namespace = {"__name__": "__candidate__", "__builtins__": __builtins__}
-    try:
-        code = compile(program, "<candidate>", "exec")
-        exec(code, namespace)
-        names = sorted(k for k, v in namespace.items() if not k.startswith("__") and callable(v))
-        _send_frame(4, {"loaded": True, "names": names, "violations": list(violations)})
-    except BaseException as exc:
-        try:
-            _send_frame(4, {"loaded": False, "error": _describe(exc), "violations": list(violations)})
-        finally:
-            sys.stdout.flush()
-            os._exit(0)
+    end = CandidateEnd(_load(program, violations), violations)
     while True:
         try:
-            req = _recv_frame(3)
+            frame = end.recv()
         except BaseException:
             os._exit(0)
-        reply = {}
         try:
-            op = req["op"]
-            target = namespace[req["name"]] if "name" in req else resolve(req["h"])
-            if op == "call":
-                args = decode(req.get("a", []), resolve)
-                kwargs = decode(req.get("k", {"D": []}), resolve)
-                value = target(*args, **kwargs)
-            elif op == "getattr":
-                value = getattr(target, req["attr"])
-            elif op == "setattr":
-                setattr(target, req["attr"], decode(req["v"], resolve))
-                value = None
-            elif op == "iter":
-                value = iter(target)
-            elif op == "next":
-                value = next(target)
-            elif op == "len":
-                value = len(target)
-            elif op == "getitem":
-                value = target[decode(req["key"], resolve)]
-            elif op == "contains":
-                value = decode(req["key"], resolve) in target
-            elif op == "bool":
-                value = bool(target)
-            elif op == "repr":
-                value = repr(target)[:2000]
-            else:
-                raise ValueError("unknown op")
-            reply["v"] = encode(value, handle_for)
-        except StopIteration:
-            reply = {"stop": True}
-        except BaseException as exc:
-            reply = {"raise": _describe(exc)}
-        reply["violations"] = list(violations)
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except BaseException:
-            pass
-        try:
-            _send_frame(4, reply)
+            end.send(end.serve(frame))
         except BaseException:
             os._exit(0)

@@ -1,10 +1,24 @@
 """One candidate process seen from the grader: calls over pipes, output capture, CPU and wall
-budgets, and why it ended.
+budgets, the test's objects handed over as handles, and why the process ended.
 
 Part of the sandbox worker program (see worker.py): the parts in core/sandbox/program/ are sent into
 the container as one source text, in the order docker_runner.PROGRAM_PARTS gives, and share one
 namespace there. Standard library only.
+
+Everything a call costs from the moment its request is sent until its answer is decoded is charged
+to the candidate's wall budget: waiting for it, decoding what it sent, and running the test's
+callbacks it asked for. The test's own work between calls (computing expected values) is not.
 """
+
+import types as _types
+
+# Attribute names never served on the test's objects: private names, and the routes to frames and
+# code that carry no underscore.
+_DENIED_PREFIXES = ("_", "gi_", "cr_", "ag_", "f_", "tb_", "co_", "im_", "func_")
+_NEVER_HANDED = (_types.ModuleType, _types.FrameType, _types.CodeType, _types.TracebackType, _types.CellType)
+_NEVER_CALLED_FROM = frozenset({"os", "posix", "nt", "subprocess", "sys", "ctypes", "shutil", "socket", "signal",
+                                "importlib", "gc", "inspect", "resource", "fcntl", "pty", "multiprocessing"})
+
 
 class CandidateGone(BaseException):
     """The candidate process ended or was ended; `reason` names the failure class."""
@@ -18,23 +32,147 @@ class GraderTimeout(BaseException):
     pass
 
 
-class RaisedByCandidate(Exception):
-    """Stand-in for a candidate exception type that is not a builtin."""
-
-
 class CandidateExited(BaseException):
     """The candidate raised SystemExit (or similar) inside a call: tests cannot catch this."""
 
 
-class Channel:
+class GradingUnsupported(BaseException):
+    """The test handed the candidate something the grader does not hand out (a module, a frame...)."""
+
+
+class TooLargeUsed(BaseException):
+    """The test used an answer that crossed by digest as more than a value to compare."""
+
+
+class CallbackOverran(BaseException):
+    """A call back into the test's objects ran past the candidate's wall budget."""
+
+
+def _callback_alarm(_sig, _frame):
+    raise CallbackOverran()
+
+
+class RemoteObject:
+    """A candidate-side object that is not plain data, usable only through the candidate."""
+
+    __slots__ = ("_pg_end", "_pg_key", "__weakref__")
+
+    def __init__(self, end, key):
+        object.__setattr__(self, "_pg_end", end)
+        object.__setattr__(self, "_pg_key", key)
+
+    def _pg(self, op, **kw):
+        return object.__getattribute__(self, "_pg_end").call({"h": object.__getattribute__(self, "_pg_key")}, op, **kw)
+
+    def __call__(self, *args, **kwargs):
+        return self._pg("call", args=args, kwargs=kwargs)
+
+    def __getattr__(self, name):
+        return self._pg("getattr", name=name)
+
+    def __setattr__(self, name, value):
+        self._pg("setattr", name=name, value=value)
+
+    def __iter__(self):
+        return self._pg("iter")
+
+    def __next__(self):
+        return self._pg("next")
+
+    def __len__(self):
+        return self._pg("len")
+
+    def __getitem__(self, key):
+        return self._pg("getitem", value=key)
+
+    def __setitem__(self, key, value):
+        self._pg("setitem", value=[key, value])
+
+    def __contains__(self, key):
+        return self._pg("contains", value=key)
+
+    def __bool__(self):
+        return bool(self._pg("bool"))
+
+    def __repr__(self):
+        return str(self._pg("repr"))
+
+    def __hash__(self):
+        return hash(("remote", object.__getattribute__(self, "_pg_key")))
+
+    def _compared(self, other):
+        # never the candidate's __eq__: a comparison with an object that is not data proves nothing
+        object.__getattribute__(self, "_pg_end").compared_remote = True
+        return NotImplemented
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _compared
+
+
+class NameProxy:
+    """A top-level name of the candidate program, as the tests see it."""
+
+    __slots__ = ("_ch", "_name", "__weakref__")
+
+    def __init__(self, ch, name):
+        self._ch, self._name = ch, name
+
+    def __call__(self, *args, **kwargs):
+        return self._ch.call({"n": self._name}, "call", args=args, kwargs=kwargs, top=True)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return self._ch.call({"n": self._name}, "getattr", name=attr, top=True)
+
+    def __repr__(self):
+        return "<candidate %s>" % self._name
+
+
+class TooLarge:
+    """A candidate's answer too large to cross as data: compared with == and != by digest, nothing else.
+
+    The digest of the test's value is computed here and never sent, so matching it takes the answer."""
+
+    __slots__ = ("_digest", "_kind", "_why")
+
+    def __init__(self, digest, kind, why):
+        self._digest, self._kind, self._why = digest, kind, why
+
+    def __eq__(self, other):
+        try:
+            return canonical_digest(other) == self._digest
+        except NotData:
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "<a %s too large to cross (%s), compared by digest>" % (self._kind, self._why)
+
+    def __getattr__(self, name):
+        raise TooLargeUsed("the answer (a %s) was too large to cross (%s); the test used it beyond == and !="
+                           % (self._kind, self._why))
+
+    def _used(self, *args, **kwargs):
+        self.__getattr__("")
+
+    __len__ = __iter__ = __getitem__ = __contains__ = __bool__ = __lt__ = __le__ = __gt__ = __ge__ = _used
+
+
+class Channel(Endpoint):
     """One candidate process seen from the grader: calls, output capture, CPU and wall limits."""
 
+    name_builtins = True
+
     def __init__(self, zsock, zfile, limits):
+        Endpoint.__init__(self, RemoteObject)
         self.limits = limits
-        # the wall backstop counts only time spent waiting for the candidate: the grader's own work
-        # (e.g. computing expected outputs with the reference) never eats the candidate's budget
         self.wall_budget = float(limits["wall_s"])
-        self.waited = 0.0
+        self.charged = 0.0              # wall time of this suite's calls so far
+        self.call_start = None          # when the call in flight began (its time is being charged)
         self.cpu_limit = float(limits["cpu_s"])
         self.cpu_base = 0.0
         self.out_cap = int(limits["output_cap_kb"]) << 10
@@ -43,17 +181,11 @@ class Channel:
         self.out_bytes = 0
         self.violations = []
         self.compared_remote = False
+        self.last_returned = _MISSING
+        self.candidate_notes = []
         self.gone = None
         self.zsock, self.zfile = zsock, zfile
-        req_r, self.req_w = os.pipe()
-        self.resp_r, resp_w = os.pipe()
-        self.out_r, out_w = os.pipe()
-        socket.send_fds(zsock, [json.dumps({"op": "spawn", "limits": limits}).encode()], [req_r, resp_w, out_w])
-        for fd in (req_r, resp_w, out_w):
-            os.close(fd)
-        self.t0 = time.monotonic()
-        self.pid = json.loads(zfile.readline())["pid"]
-        self.t_spawn = time.monotonic() - self.t0
+        self._spawn(limits)
         self.exit_info = None
         self.last_cpu = 0.0
         self.cpu_checked = self.t0
@@ -61,10 +193,21 @@ class Channel:
         self.load_failure = None
         self.names = set()
 
-    # -- limits
+    def _spawn(self, limits):
+        req_r, self.req_w = os.pipe()
+        self.resp_r, resp_w = os.pipe()
+        self.out_r, out_w = os.pipe()
+        socket.send_fds(self.zsock, [json.dumps({"op": "spawn", "limits": limits}).encode()], [req_r, resp_w, out_w])
+        for fd in (req_r, resp_w, out_w):
+            os.close(fd)
+        self.t0 = time.monotonic()
+        self.pid = json.loads(self.zfile.readline())["pid"]
+        self.t_spawn = time.monotonic() - self.t0
+
+    # ---- budgets ----------------------------------------------------------------
     def begin_suite(self):
         """Each suite gets the full CPU and wall budget, counted from now."""
-        self.waited = 0.0
+        self.charged = 0.0
         self.cpu_base = self.cpu_time() if self.loaded else 0.0
 
     def suite_cpu(self):
@@ -85,6 +228,23 @@ class Channel:
             pass
         return self.last_cpu
 
+    def wall_left(self):
+        running = time.monotonic() - self.call_start if self.call_start is not None else 0.0
+        return self.wall_budget - self.charged - running
+
+    def tick(self):
+        """Called while decoding and serving for the candidate: its wall budget runs meanwhile."""
+        if self.wall_left() <= 0:
+            self.kill("timeout", "wall-clock backstop after %.2fs spent on its behalf (decoding its answers "
+                      "or serving its calls back)" % self.wall_budget)
+
+    def _timed_out(self):
+        if self.over_cpu():
+            self.kill("timeout", "cpu %.2fs over the %.2fs limit" % (self.last_cpu - self.cpu_base, self.cpu_limit))
+        self.kill("timeout", "wall-clock backstop after %.2fs with %.2fs cpu (blocked or starved)"
+                  % (self.wall_budget, self.last_cpu - self.cpu_base))
+
+    # ---- the pipes --------------------------------------------------------------
     def _drain_output(self):
         try:
             data = os.read(self.out_r, 1 << 16)
@@ -110,36 +270,22 @@ class Channel:
         raise self.gone
 
     def _wait(self, fd, event):
-        entered = time.monotonic()
-        try:
-            self._wait_from(fd, event, entered)
-        finally:
-            self.waited += time.monotonic() - entered
-
-    def _wait_from(self, fd, event, entered):
         out_open = True
         while True:
             if self.gone is not None:
                 raise self.gone
-            now = time.monotonic()
-            left = self.wall_budget - self.waited - (now - entered)
+            left = self.wall_left()
             if left <= 0:
-                if self.over_cpu():
-                    self.kill("timeout", "cpu %.2fs over the %.2fs limit" % (self.last_cpu - self.cpu_base,
-                                                                          self.cpu_limit))
-                self.kill("timeout", "wall-clock backstop after %.2fs with %.2fs cpu (blocked or starved)"
-                          % (float(self.limits["wall_s"]), self.last_cpu - self.cpu_base))
+                self._timed_out()
             poller = select.poll()
             poller.register(fd, event)
             if out_open:
                 poller.register(self.out_r, select.POLLIN)
             ready = poller.poll(min(left, 0.05) * 1000)
-            now = time.monotonic()
-            if now - self.cpu_checked >= 0.05 and self.over_cpu():
-                self.kill("timeout", "cpu %.2fs over the %.2fs limit" % (self.last_cpu - self.cpu_base,
-                                                                      self.cpu_limit))
+            if time.monotonic() - self.cpu_checked >= 0.05 and self.over_cpu():
+                self._timed_out()
             hit = False
-            for rfd, ev in ready:
+            for rfd, _ev in ready:
                 if rfd == self.out_r:
                     out_open = self._drain_output() and out_open
                 elif rfd == fd:
@@ -190,39 +336,158 @@ class Channel:
         raise self.gone
 
     def send(self, obj):
-        data = json.dumps(obj, separators=(",", ":")).encode()
-        self._write(struct.pack(">I", len(data)) + data)
+        self._write(obj if type(obj) is bytes else frame_bytes(obj))
 
     def recv(self):
-        (n,) = struct.unpack(">I", self._read(4))
-        if n > MAX_MSG:
-            self.kill("output_exceeded", "reply of %d bytes" % n)
+        """The candidate's next frame; anything that is not a valid frame of bounded size is its failure."""
+        (n,) = _unpack_len(self._read(4))
+        if n > MAX_FRAME:
+            self.kill("output_exceeded", "a reply of %d bytes (the cap is %d)" % (n, MAX_FRAME))
         try:
-            msg = json.loads(self._read(n))
-        except ValueError:
-            self.kill("not_plain_data", "reply is not valid data")
-        if not isinstance(msg, dict):
-            self.kill("not_plain_data", "reply is not valid data")
-        v = msg.get("violations")
-        if isinstance(v, list):
+            msg = loads(self._read(n))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            self.kill("not_plain_data", "a reply that is not valid JSON")
+        if type(msg) is not dict:
+            self.kill("not_plain_data", "a reply that is not a JSON object")
+        v = msg.get("w") or msg.get("violations")
+        if type(v) is list:
             self.violations = [str(x)[:200] for x in v[:50]]
+        notes = msg.get("notes")
+        if type(notes) is list:
+            self.candidate_notes = [str(x)[:200] for x in notes[:20]]
+        if "bad" in msg:
+            self.kill("not_plain_data", "its answer cannot cross: %s" % str(msg["bad"])[:300])
         return msg
 
-    def request(self, msg):
-        self.send(msg)
-        reply = self.recv()
-        if "raise" in reply:
-            raise _candidate_exception(reply["raise"])
-        if reply.get("stop"):
-            raise StopIteration
+    # ---- calls ------------------------------------------------------------------
+    def load(self, program):
+        """Send the program; True when it loaded (its top-level names are then known)."""
+        self.call_start = time.monotonic()
         try:
-            return decode(reply.get("v"), self.remote)
-        except (NotData, ValueError, TypeError, KeyError, RecursionError) as exc:
-            self.kill("not_plain_data", "reply could not be decoded: %s" % exc)
+            self.send({"program": program})
+            msg = self.recv()
+        finally:
+            self.charged += time.monotonic() - self.call_start
+            self.call_start = None
+        if not msg.get("loaded"):
+            err = msg.get("error") or {"type": "setup", "msg": str(msg.get("setup")), "class": "infra_error"}
+            self.gone = CandidateGone(err.get("class", "runtime_error"), "%s: %s" % (err.get("type"), err.get("msg")))
+            self.gone.exc_type = err.get("type")
+            self.collect()
+            return False
+        self.loaded = True
+        self.names = set(msg.get("names") or ())
+        self.t_loaded = time.monotonic() - self.t0
+        return True
 
-    def remote(self, key):
-        return RemoteObject(self, key)
+    def call(self, target, op, *, top=False, **kw):
+        """A call into the candidate. Outside a conversation it starts one, and its time is charged."""
+        if self.active:
+            return Endpoint.call(self, target, op, **kw)
+        if self.gone is not None:
+            raise self.gone
+        conv = self.conversation()
+        self.active += 1
+        try:
+            data = self._request_bytes(conv, target, op, kw)
+            self.call_start = time.monotonic()
+            value = self._answer(conv, self.exchange(data))
+        finally:
+            self.active -= 1
+            if self.call_start is not None:
+                self.charged += time.monotonic() - self.call_start
+                self.call_start = None
+            self.notes = (self.notes + conv.notes)[:20] if conv.notes else self.notes
+            conv.notes = []
+        self.last_returned = value
+        return value
 
+    def _request_bytes(self, conv, target, op, kw):
+        """The test's request, ready to send; the test's own values that cannot cross are the grader's limit."""
+        try:
+            frame, delivered = self.request_frame(conv, target, op, **kw)
+            self.top = tuple(delivered)
+            return frame_bytes(frame)
+        except (NotData, BadFrame) as exc:
+            raise GradingUnsupported(str(exc)) from None
+
+    def _answer(self, conv, reply):
+        try:
+            return self.answer(conv, reply)
+        except NotData as exc:
+            self.kill("not_plain_data", "its answer could not be decoded: %s" % exc)
+
+    def exchange(self, frame):
+        try:
+            return Endpoint.exchange(self, frame)
+        except NotData as exc:
+            self.kill("not_plain_data", "%s" % exc)
+        except BadFrame as exc:
+            self.kill("not_plain_data", "what it asked for cannot cross: %s" % exc)
+
+    def perform(self, conv, frame, delivered):
+        """A call back into the test's objects, under the alarm of the candidate's remaining wall budget."""
+        left = self.wall_left()
+        if left <= 0:
+            self._timed_out()
+        previous = signal.signal(signal.SIGALRM, _callback_alarm)
+        outer, _ = signal.setitimer(signal.ITIMER_REAL, left)
+        started = time.monotonic()
+        try:
+            return Endpoint.perform(self, conv, frame, delivered)
+        except CallbackOverran:
+            self._timed_out()
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+            signal.setitimer(signal.ITIMER_REAL, max(0.001, outer - (time.monotonic() - started)) if outer else 0)
+
+    def exception(self, conv, info):
+        cls = str(info.get("c") or "runtime_error") if type(info) is dict else "runtime_error"
+        if cls == "premature_exit":
+            return CandidateExited("%s: %s" % (str(info.get("t"))[:100], str(info.get("m"))[:300]))
+        exc = Endpoint.exception(self, conv, info)
+        exc.__pg_candidate__ = (str(info.get("t"))[:200], cls if cls in _CANDIDATE_CLASSES else "runtime_error",
+                                str(info.get("m") or ""))
+        return exc
+
+    # ---- serving the candidate's calls back ----------------------------------------
+    def serve_target(self, target):
+        if type(target) is not dict or type(target.get("h")) is not int:
+            raise NotData("a call back to something the test did not hand over")
+        return self.handles.local(target["h"])
+
+    def exported(self, obj):
+        if isinstance(obj, _NEVER_HANDED):
+            raise NotData("the test passed a %s, which the grader does not hand to a candidate" % type(obj).__name__)
+        if getattr(obj, "__module__", None) in _NEVER_CALLED_FROM:
+            raise NotData("the test passed %s from %s, which the grader does not hand to a candidate"
+                          % (getattr(obj, "__name__", type(obj).__name__), obj.__module__))
+        return obj
+
+    def allowed(self, op, name, value):
+        if name is not None and (type(name) is not str or name.startswith(_DENIED_PREFIXES)):
+            raise AttributeError("the grader serves no attribute %r of the test's objects" % (str(name)[:80],))
+        if op == "result" and (isinstance(value, _NEVER_HANDED) or getattr(value, "__module__", None)
+                               in _NEVER_CALLED_FROM and callable(value)):
+            raise AttributeError("the grader does not hand out a %s" % type(value).__name__)
+        return value
+
+    def named(self, name):
+        if type(name) is not str or name not in self.names:
+            raise NotData("a name the program does not define")
+        return NameProxy(self, name)
+
+    def own(self, obj):
+        if type(obj) is NameProxy and object.__getattribute__(obj, "_ch") is self:
+            return {"N": object.__getattribute__(obj, "_name")}
+        return Endpoint.own(self, obj)
+
+    def digested(self, body):
+        if type(body) is not dict or type(body.get("d")) is not str:
+            raise NotData("a malformed digest")
+        return TooLarge(body["d"], str(body.get("t"))[:50], str(body.get("why"))[:200])
+
+    # ---- the end ------------------------------------------------------------------
     def collect(self):
         """Ensure the candidate is gone and return the zygote's exit record (once)."""
         if self.exit_info is None:
@@ -247,3 +512,6 @@ class Channel:
                 except OSError:
                     pass
         return self.exit_info
+
+
+_CANDIDATE_CLASSES = {"runtime_error", "memory_exceeded", "syntax_error", "premature_exit"}

@@ -2,12 +2,17 @@
 
 Part of the sandbox worker program (see worker.py): the parts in core/sandbox/program/ are sent into
 the container as one source text, in the order docker_runner.PROGRAM_PARTS gives, and share one
-namespace there. Standard library only.
+namespace there, whose builtins are a copy taken before any candidate ran. Standard library only.
+The JSON encoder and scanner are the C ones, taken here, so a candidate that patches `json`,
+`builtins` or `struct` in its own process cannot break its side of the channel.
 """
 
 import errno
 import gc
 import json
+import json.decoder
+import json.encoder
+import json.scanner
 import os
 import resource
 import select
@@ -22,29 +27,65 @@ import fcntl
 import random as _random
 
 CONFIG = globals().get("PASSGATE_CONFIG") or {}
-CAND_UID = int(CONFIG.get("uid", 10001))
+LOCAL = bool(CONFIG.get("local"))           # trusted code outside a container (tests): no uid, no kill(-1)
+CAND_UID = None if LOCAL else int(CONFIG.get("uid", 10001))
 SCRATCH_ROOT = CONFIG.get("scratch", "/tmp")
 SCRATCH = os.path.join(SCRATCH_ROOT, "pg-run")
-SHARED_DIRS = ("/tmp", "/dev/shm")
-MAX_MSG = 64 << 20
+SHARED_DIRS = () if LOCAL else ("/tmp", "/dev/shm")
+MAX_FRAME = 64 << 20                        # bytes in one frame on the call pipe
 GRADER_BUDGET_S = 600.0
+MAX_DEPTH = 32                              # calls nested across the pipe (callbacks calling back)
+MAX_CALLBACKS = 1_000_000                   # callbacks served within one top-level call
+MAX_HANDLES = 100_000                       # objects one end may hand the other as handles
 SIGNALS_IGNORED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGPIPE)
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
+_json_encode = json.encoder.c_make_encoder(None, None, json.encoder.encode_basestring_ascii, None, ":", ",",
+                                           False, False, True)
+_json_scan = json.scanner.c_make_scanner(json.JSONDecoder())
+_pack_len = struct.Struct(">I").pack
+_unpack_len = struct.Struct(">I").unpack
+_os_read, _os_write = os.read, os.write
+
+
+class BadFrame(BaseException):
+    """A frame that is too large or not JSON: the sender's failure (BaseException: tests never catch it)."""
+
+
+def dumps(obj):
+    return "".join(_json_encode(obj, 0))
+
+
+def loads(data):
+    """JSON text (or UTF-8 bytes) to plain data; ValueError when it is not exactly one JSON value."""
+    text = data.decode("utf-8") if type(data) is bytes else data
+    try:
+        value, end = _json_scan(text, 0)
+    except StopIteration:             # what the C scanner raises on text that is not a JSON value
+        raise ValueError("not a JSON value") from None
+    if end != len(text):
+        raise ValueError("extra data")
+    return value
+
+
+def frame_bytes(obj):
+    data = dumps(obj).encode()
+    if len(data) > MAX_FRAME:
+        raise BadFrame("a frame of %d bytes (the cap is %d)" % (len(data), MAX_FRAME))
+    return _pack_len(len(data)) + data
+
 
 def _send_frame(fd, obj):
-    data = json.dumps(obj, separators=(",", ":")).encode()
-    payload = struct.pack(">I", len(data)) + data
-    view = memoryview(payload)
+    view = memoryview(frame_bytes(obj))
     while view:
-        n = os.write(fd, view)
+        n = _os_write(fd, view)
         view = view[n:]
 
 
 def _recv_exact(fd, n):
     chunks = []
     while n:
-        b = os.read(fd, min(n, 1 << 20))
+        b = _os_read(fd, min(n, 1 << 20))
         if not b:
             raise EOFError
         chunks.append(b)
@@ -53,10 +94,13 @@ def _recv_exact(fd, n):
 
 
 def _recv_frame(fd):
-    (n,) = struct.unpack(">I", _recv_exact(fd, 4))
-    if n > MAX_MSG:
-        raise ValueError("message too large")
-    return json.loads(_recv_exact(fd, n))
+    (n,) = _unpack_len(_recv_exact(fd, 4))
+    if n > MAX_FRAME:
+        raise BadFrame("a frame of %d bytes (the cap is %d)" % (n, MAX_FRAME))
+    try:
+        return loads(_recv_exact(fd, n))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise BadFrame("a frame that is not valid JSON") from None
 
 
 def _reap_children():

@@ -138,10 +138,9 @@ def run_probe(grader, limits):
     grader.caches["<probe>"] = {}
     ch = Channel(grader.zsock, grader.zfile, limits)
     try:
-        ch.send({"program": PROBE_PROGRAM})
-        msg = ch.recv()
-        if not msg.get("loaded"):
-            return {"error": "probe did not load: %r" % (msg,)}
+        ch.begin_suite()
+        if not ch.load(PROBE_PROGRAM):
+            return {"error": "probe did not load: %s %s" % (ch.gone.reason, ch.gone.detail)}
         report = json.loads(NameProxy(ch, "probe")())
     except CandidateGone as gone:
         report = {"error": "probe ended: %s %s" % (gone.reason, gone.detail)}

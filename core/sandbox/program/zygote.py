@@ -12,9 +12,10 @@ def _as_uid(fn):
     if pid == 0:
         code = 0
         try:
-            os.setgroups([])
-            os.setgid(CAND_UID)
-            os.setuid(CAND_UID)
+            if CAND_UID is not None:
+                os.setgroups([])
+                os.setgid(CAND_UID)
+                os.setuid(CAND_UID)
             fn()
         except BaseException:
             code = 1
@@ -80,6 +81,18 @@ WARM_IMPORTS = ("math", "re", "typing", "collections", "itertools", "functools",
                 "random", "hashlib", "statistics", "copy", "operator")
 
 
+def _kill_leftovers(pid):
+    """Every other process but PID 1 and this one (escaped daemons too); outside a container, only the
+    candidate's own session, since kill(-1) would reach every process of the user running the tests."""
+    try:
+        if LOCAL:
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def zygote_main(sock):
     """Fork candidates on request; after each, kill everything of the candidate uid and clean up."""
     for s in SIGNALS_IGNORED:
@@ -112,10 +125,7 @@ def zygote_main(sock):
             os.close(fd)
         sock.sendall(json.dumps({"pid": pid}).encode() + b"\n")
         _pid, status, ru = os.wait4(pid, 0)
-        try:
-            os.kill(-1, signal.SIGKILL)  # every other process but PID 1 and this one: escaped daemons too
-        except OSError:
-            pass
+        _kill_leftovers(pid)
         _reap_children()
         dirty = False
         try:

@@ -1,0 +1,35 @@
+"""Was it the evaluator? After a sandbox is lost, a known-good candidate runs in a fresh one.
+
+`infra_error` leaves the score, so it is only for failures of the evaluator that are shown: when
+the known-good probe passes in a fresh sandbox, the evaluator works and the candidate that took
+its sandbox down is answerable for it (twice: `sandbox_crash`, counted like any failure).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from passgate.core.sandbox.runner import EvalRequest, TaskSpec, Worker, WorkerLost
+
+KNOWN_GOOD_TASK = TaskSpec(key="passgate-known-good", task_id="passgate/known-good", entry_point="add",
+                           test_setup="", public_tests="assert add(2, 2) == 4\n",
+                           protected_tests="assert candidate(1, 2) == 3\nassert candidate(-1, 1) == 0\n")
+KNOWN_GOOD = "def add(a, b):\n    return a + b\n"
+PROBE_PATIENCE_S = 60.0
+
+
+def evaluator_sound(fresh_worker: Callable[[], Worker], limits: Mapping) -> tuple[bool, str]:
+    """(True, why) when a known-good candidate passes in a fresh sandbox (`fresh_worker()` starts one)."""
+    try:
+        worker = fresh_worker()
+    except Exception as exc:  # noqa: BLE001 - whatever stops a fresh sandbox, the evaluator is not sound
+        return False, f"no fresh sandbox started for a known-good probe ({type(exc).__name__}: {str(exc)[:200]})"
+    try:
+        res = worker.evaluate(EvalRequest(KNOWN_GOOD_TASK, KNOWN_GOOD, limits, timeout_s=120))
+    except WorkerLost as exc:
+        return False, f"a known-good probe lost its fresh sandbox too ({str(exc)[:200]})"
+    finally:
+        worker.close()
+    if res.passed:
+        return True, "a known-good probe then passed in a fresh sandbox"
+    return False, f"a known-good probe failed in a fresh sandbox ({res.protected.failure_class}: {res.protected.detail[:200]})"
