@@ -73,13 +73,17 @@ class LocalWorker:
                 self.proc.kill()
 
 
-def grade(task, program: str, *, cpu_s: float = 10.0, worker: LocalWorker | None = None, **options) -> EvalResult:
-    """One program against one task (a model.Task or a TaskSpec) through a local worker."""
+def grade(task, program: str, *, cpu_s: float = 10.0, worker: LocalWorker | None = None, suite: str | None = None,
+          **options) -> EvalResult:
+    """One program against one task (a model.Task or a TaskSpec) through a local worker; `suite`
+    replaces the task's protected suite (and drops its public one)."""
+    if suite is not None:
+        task = dataclasses.replace(task, protected_tests=suite, public_tests="")
     spec = task if isinstance(task, TaskSpec) else TaskSpec.of(task)
     own = worker is None
     worker = worker or LocalWorker()
     try:
-        limits = limits_for(sandbox_limits(memory_mb=2048, output_cap_kb=1 << 16), cpu_s)
+        limits = limits_for(sandbox_limits(memory_mb=4096, output_cap_kb=1 << 16), cpu_s)
         return worker.evaluate(EvalRequest(spec, program, limits, timeout_s=600, **options))
     finally:
         if own:

@@ -9,12 +9,7 @@ Tasks are kept, never hidden: a reviewer decides whether to exclude them.
 from __future__ import annotations
 
 # kind -> task id -> why the reference solution cannot pass under passgate's grader.
-KNOWN_DEFECTS: dict[str, dict[str, str]] = {
-    "mbppplus": {
-        "Mbpp/255": "reference cannot pass: plus input 85 (5 colours, choose 77) returns 1,663,740 tuples of 77 "
-                    "items (about 1 GB as data), which cannot cross the boundary within any sane memory limit",
-    },
-}
+KNOWN_DEFECTS: dict[str, dict[str, str]] = {}
 
 
 def defect_of(set_id: str, task_id: str) -> str | None:

@@ -3,8 +3,9 @@
 The first part of the sandbox worker program (stdlib only); the engine's tests import it too.
 
 A *conversation* is one top-level call and every callback it makes, in either direction. Both
-ends number each object the first time it crosses (pre-order, the same on both sides) and send a
-back-reference after, so aliasing, cycles and `is` survive. A reply carries the state of every
+ends number each container the first time it crosses (pre-order, the same on both sides) and send
+a back-reference after, so aliasing, cycles and `is` survive; numbers and strings cross as values
+(CPython's own caching and interning make their identity an implementation detail). A reply carries the state of every
 mutable object its request delivered that the call changed, and the caller writes it into its own
 object in place. Only exact builtin value types and pure namedtuples are data; anything else
 crosses as a handle that its owner serves. Encoding and decoding are iterative (no recursion
@@ -13,7 +14,8 @@ limit), capped in elements, and call `tick()` so the time they take can be charg
 Wire values (JSON): null, true, false, numbers, strings and arrays (lists) as themselves;
 {"@": n} back-reference; {"H": hex} big int; {"T": [...]} tuple; {"D": [k, v, ...]} dict
 ({"OD"} OrderedDict, {"CT"} Counter, {"DD", "f": factory} defaultdict); {"S"/"F": [...], "z": size}
-set / frozenset in iteration order, with the sender's table size; {"B"/"BA": base64} bytes /
+set / frozenset in iteration order (with the table's layout when adding them in that order would
+not rebuild it); {"B"/"BA": base64} bytes /
 bytearray; {"C": [re, im]}; {"G": [start, stop, step]} range; {"Q": [...], "m": maxlen} deque;
 {"NT": [...], "n": name, "f": fields} namedtuple; {"X": [kind, text]} Fraction / Decimal;
 {"E": 0} Ellipsis; {"Y": name} builtin type; {"R": k} the sender's handle k; {"L": k} the
@@ -164,7 +166,7 @@ class Conversation:
 
     def _enc(self, v, delivered):
         t = type(v)
-        if v is None or t is bool or t is float:
+        if v is None or t is bool or t is float or t is str:
             return v, None, None
         if t is int:
             return ({"H": format(v, "x")} if v.bit_length() > _BIG_INT_BITS else v), None, None
@@ -241,7 +243,6 @@ class Conversation:
         if w is None or t is bool or t is int or t is float:
             return w
         if t is str:
-            self._number(w, delivered)
             return w
         if t is list:
             if w and _plain(w):
@@ -400,11 +401,6 @@ def _write_set(obj, state, conv):
 
 
 # ------------------------------------------------------------------- encoders per type
-def _e_str(conv, v, delivered):
-    conv._number(v, delivered)
-    return v, None, None
-
-
 def _e_list(conv, v, delivered):
     conv.snap[conv._number(v, delivered)] = shallow(v)
     if v and _plain(v):
@@ -463,7 +459,7 @@ def _e_bytes(conv, v, delivered):
 
 
 _ENCODERS = {
-    str: _e_str, list: _e_list, bytes: _e_bytes, bytearray: _e_bytes,
+    list: _e_list, bytes: _e_bytes, bytearray: _e_bytes,
     tuple: _e_tuple, set: _e_seq("S", lambda v: set_layout(v)), frozenset: _e_seq("F", lambda v: set_layout(v)),
     _collections.deque: _e_seq("Q", lambda v: {"m": v.maxlen}),
     dict: _e_dict, _collections.OrderedDict: _e_dict, _collections.Counter: _e_dict, _collections.defaultdict: _e_dict,
@@ -495,18 +491,18 @@ def _d_later(kind):
     return dec
 
 
-_PLAIN_JSON = {int, float, bool}
+_PLAIN_JSON = {int, float, bool, str}
 
 
 def _plain(items):
-    """Only numbers (ints of ordinary size, floats, bools): a container that needs no walk item by item."""
+    """Only scalars (ints of ordinary size, floats, bools, strings): a container that needs no walk item by item."""
     if len(items) <= 8:
         for x in items:
             t = type(x)
             if t is int:
                 if not -_BIG < x < _BIG:
                     return False
-            elif t is not float and t is not bool:
+            elif t is not float and t is not bool and t is not str:
                 return False
         return True
     types = set(map(type, items))
@@ -730,6 +726,10 @@ def canonical_digest(value, tick=None):
         if form is not None:
             out[key] = _sha(form)
             continue
+        rows = _rows_of_strings(v)
+        if rows is not None:              # the common huge answer: many tuples of strings, digested in bulk
+            out[key] = rows
+            continue
         children = _children(v)
         if not expanded:
             open_.add(key)
@@ -782,6 +782,34 @@ def _number_form(v):
     if q.denominator == 1:
         return b"i" + format(q.numerator, "x").encode()
     return b"q%x/%x" % (q.numerator, q.denominator)
+
+
+_SEQ_TAG = {list: b"L", tuple: b"T", _collections.deque: b"Q"}
+
+
+def _all_strings(row):
+    return bool(row) and set(map(type, row)) <= _STR_ONLY
+
+
+_STR_ONLY = {str}
+
+
+def _rows_of_strings(v):
+    """The digest of a list, tuple or deque whose items are all non-empty tuples (or all lists) of
+    strings: their text in chunks, so a million rows digest in C; None for anything else. Two such
+    values are equal exactly when their texts are."""
+    if type(v) not in _SEQ_TAG or not v:
+        return None
+    kinds = set(map(type, v))
+    if kinds != {tuple} and kinds != {list}:
+        return None
+    if not all(map(_all_strings, v)):
+        return None
+    h = _hashlib.sha256(b"R" + _SEQ_TAG[type(v)] + (b"T" if kinds == {tuple} else b"L") + b"%d:" % len(v))
+    items = list(v) if type(v) is not list else v
+    for i in range(0, len(items), 4096):
+        h.update(repr(items[i:i + 4096]).encode("utf-8", "surrogatepass"))
+    return h.digest()
 
 
 def _children(v):
