@@ -24,15 +24,18 @@ class Attempt:
     wall_s: float = 0.0
     oom_killed: bool = False
     probe_passed: bool | None = None    # a lost sandbox: did a known-good probe then pass in a fresh one?
+    timeout_confirmed: bool = False     # the host saw the suite use its whole CPU budget in real CPU
 
     @classmethod
     def from_row(cls, row: dict) -> "Attempt":
-        probe = json.loads(row.get("evidence_json") or "{}").get("probe") if row["status"] != "ok" else None
+        evidence = json.loads(row.get("evidence_json") or "{}")
+        probe = evidence.get("probe") if row["status"] != "ok" else None
         return cls(status=row["status"], purpose=row["purpose"], public_status=row["public_status"] or "not_run",
                    protected_status=row["protected_status"] or "not_run", failure_class=row["failure_class"],
                    detail=row.get("detail") or "", cpu_s=row.get("cpu_s") or 0.0, wall_s=row.get("wall_s") or 0.0,
                    oom_killed="OOM-killed" in (row.get("detail") or ""),
-                   probe_passed=None if probe is None else probe == "passed")
+                   probe_passed=None if probe is None else probe == "passed",
+                   timeout_confirmed=bool(evidence.get("timeout_confirmed")))
 
 
 @dataclass(frozen=True)
@@ -119,8 +122,12 @@ def _needed(model: list[Attempt], effective: list[Attempt], policy: Policy) -> N
 
 
 def needs_recheck(model: list[Attempt], policy: Policy) -> bool:
-    """A timeout is re-run alone once, the first time one is the candidate's latest verdict."""
-    return (policy.recheck_timeouts and bool(model) and _effective(model)[-1].failure_class == "timeout"
+    """A timeout is re-run alone once, the first time one is the candidate's latest verdict, unless the
+    host already saw it use its whole budget in real CPU (then no contention made it time out)."""
+    if not (policy.recheck_timeouts and model):
+        return False
+    last = _effective(model)[-1]
+    return (last.failure_class == "timeout" and not last.timeout_confirmed
             and not any(a.purpose == "timeout_recheck" for a in model))
 
 
@@ -128,7 +135,7 @@ def recheck_would_follow(attempts: list[Attempt], purpose: str, policy: Policy) 
     """Would a timeout in this next attempt be re-run alone? Then that recheck replaces the whole
     attempt, and the attempt need not spend a second budget on its public suite."""
     timeout = Attempt(status="ok", purpose=purpose, public_status="not_run", protected_status="failed",
-                      failure_class="timeout")
+                      failure_class="timeout")      # the worst case: one the host could not confirm
     return needs_recheck([a for a in attempts if a.status == "ok"] + [timeout], policy)
 
 

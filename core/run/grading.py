@@ -15,7 +15,8 @@ from collections import defaultdict
 
 from passgate.core.progress import Progress
 from passgate.core.record.store import Store
-from passgate.core.sandbox.runner import EvalRequest, Runner, TaskSpec
+from passgate.core.sandbox.cgroups import confirms_timeout
+from passgate.core.sandbox.runner import EvalRequest, EvalResult, Runner, TaskSpec
 
 from .decide import Attempt, Final, Need, decide, recheck_would_follow
 from .dispatch import Job, RunContext, dispatch
@@ -42,6 +43,7 @@ class GradingSession:
         self.done = 0
         self.t_start = time.monotonic()
         self.started_done = 0
+        self.confirms = bool(getattr(runner, "measures_host_cpu", False))   # the runner reports real CPU
 
     # ---- the run --------------------------------------------------------------------
     def run(self) -> None:
@@ -68,7 +70,9 @@ class GradingSession:
         while self.deferred and not self.ctx.cancel.is_set():
             batch, self.deferred = self.deferred, []
             self._progress("recheck", message=f"re-running {len(batch)} timeouts alone")
-            for _ in dispatch(self.ctx, self.runner, batch, self._request_of, on_result=self._handle, workers=1):
+            # alone: one re-check per core the host can give a whole container, nothing else running
+            slots = max(1, int(getattr(self.runner, "recheck_slots", 1)))
+            for _ in dispatch(self.ctx, self.runner, batch, self._request_of, on_result=self._handle, workers=slots):
                 pass
         self.store.update_run(self.ctx.run_id, progress_json=json.dumps(
             {"done": self.done, "total": self.total, "counts": dict(self.counts)}))
@@ -119,8 +123,9 @@ class GradingSession:
 
     def _request_of(self, job: Job) -> EvalRequest:
         attempts = [Attempt.from_row(r) for r in self.attempts[(job.task_id, job.candidate_index)]]
-        # a timeout that a run alone will re-check is replaced by that run, public suite and all
-        follows = recheck_would_follow(attempts, job.purpose, self.ctx.policy)
+        # a timeout that a run alone will re-check is replaced by that run, public suite and all; where
+        # the host can confirm the timeout (no re-check then), the attempt is complete only with it
+        follows = recheck_would_follow(attempts, job.purpose, self.ctx.policy) and not self.confirms
         return self.ctx.request(job, self.ctx.task_limits(job.task_id), public_after_protected_timeout=not follows,
                                 classic_program=self.ctx.classic_for(job))
 
@@ -128,7 +133,9 @@ class GradingSession:
     def _handle(self, job: Job, res) -> list[Job]:
         """Append the attempt; return the follow-up job, or write the outcome when decided."""
         key = (job.task_id, job.candidate_index)
-        row = execution_row(self.ctx.run_id, self.ctx.manifest.execution.runtime, job, res)
+        confirmed = isinstance(res, EvalResult) and res.protected.failure_class == "timeout" and confirms_timeout(
+            res.host_cpu_s, res.protected.cpu_s, float(self.ctx.task_limits(job.task_id)["cpu_s"]))
+        row = execution_row(self.ctx.run_id, self.ctx.manifest.execution.runtime, job, res, timeout_confirmed=confirmed)
         self.store.append("executions", [row])
         self.attempts[key].append(row)
         step = decide([Attempt.from_row(r) for r in self.attempts[key]], self.ctx.policy)

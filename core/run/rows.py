@@ -15,7 +15,8 @@ from passgate.core.sandbox.runner import EvalResult, SuiteResult, WorkerLost
 from .decide import Final
 
 
-def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost) -> dict:
+def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost, *,
+                  timeout_confirmed: bool = False) -> dict:
     """One attempt as stored: the worker's result, or an infra failure when the worker was lost."""
     now = utcnow()
     wall = 0.0 if isinstance(res, WorkerLost) else res.wall_s
@@ -50,7 +51,7 @@ def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost) 
             "container_id": res.container_id[:12],
             "classic_status": res.classic.status if res.classic else None,
             "classic_class": res.classic.failure_class if res.classic else None,
-            "evidence_json": json.dumps(_evidence(res, disagreement))}
+            "evidence_json": json.dumps(_evidence(res, disagreement, timeout_confirmed))}
 
 
 # A classic run that ended for these reasons says nothing about the candidate's answer
@@ -71,10 +72,15 @@ def _with_classic(prot: SuiteResult, classic: SuiteResult | None) -> tuple[Suite
     return prot, "isolated_failed"
 
 
-def _evidence(res: EvalResult, disagreement: str) -> dict:
+def _evidence(res: EvalResult, disagreement: str, timeout_confirmed: bool) -> dict:
     """What the record keeps beyond the columns: where each suite failed and what the candidate
-    returned, the cross-check, and where the grader could not reproduce a value exactly."""
+    returned, the cross-check, where the grader could not reproduce a value exactly, and the real CPU
+    the host counted (which can confirm a timeout without a re-check)."""
     out: dict = {"protocol": res.protocol}
+    if res.host_cpu_s is not None:
+        out["host_cpu_s"] = round(res.host_cpu_s, 4)
+    if timeout_confirmed:
+        out["timeout_confirmed"] = True
     for name, suite in (("protected", res.protected), ("public", res.public)):
         if suite.line is not None or suite.returned:
             out[name] = {"line": suite.line, "source": redact(suite.source), "returned": redact(suite.returned)}

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from ..errors import DriftError, SandboxUnavailable
-from . import host_tasks
-from .host_tasks import container_pids_limit
+from . import cgroups
+from .cgroups import container_pids_limit
 from .runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost
 
 LABEL = "passgate.managed"
@@ -133,7 +133,7 @@ class DockerWorker(Worker):
             mem_limit=f"{int(lim['container_memory_mb'])}m",
             memswap_limit=f"{int(lim['container_memory_mb'])}m",
             nano_cpus=int(float(lim["cpus"]) * 1e9),
-            pids_limit=int(lim["pids"]),       # the effective limit (host_tasks.container_pids_limit)
+            pids_limit=int(lim["pids"]),       # the effective limit (cgroups.container_pids_limit)
             cap_drop=["ALL"],
             cap_add=["SETUID", "SETGID", "KILL"],
             security_opt=["no-new-privileges"],
@@ -152,6 +152,7 @@ class DockerWorker(Worker):
         self.container_id = created["Id"]
         self.worker_id = self.container_id[:12]
         self._pids_file = None
+        self._cgroup_cpu = None
         with _LIVE_LOCK:
             _LIVE.add(self)
         try:
@@ -247,10 +248,15 @@ class DockerWorker(Worker):
             *lines, self._partial = data.split(b"\n")
             self._lines.extend(line for line in lines if line.strip())
 
-    def _request(self, obj: dict, timeout: float) -> dict:
+    def _request(self, obj: dict, timeout: float, on_interim=None) -> dict:
         rid = secrets.token_hex(8)
         self._send(json.dumps({**obj, "id": rid}, separators=(",", ":")).encode() + b"\n")
+        deadline = time.monotonic() + timeout
         reply = self._read_line(timeout)
+        while reply.get("interim") and reply.get("id") == rid:
+            if on_interim is not None:
+                on_interim(reply)
+            reply = self._read_line(max(1.0, deadline - time.monotonic()))
         if reply.get("id") != rid:
             raise self._lost(f"protocol error: reply id {reply.get('id')!r} does not match {rid!r}")
         if "worker_error" in reply:
@@ -261,19 +267,29 @@ class DockerWorker(Worker):
     def worn(self) -> bool:
         """True when gVisor holds so many host tasks that the next candidate should get a new container."""
         if self._pids_file is None:
-            self._pids_file = host_tasks.pids_file(self.container_id) or False
-        return bool(self._pids_file) and host_tasks.worn(self._pids_file, int(self.runner.limits["pids"]))
+            self._pids_file = cgroups.pids_file(self.container_id) or False
+        return bool(self._pids_file) and cgroups.worn(self._pids_file, int(self.runner.limits["pids"]))
 
     def evaluate(self, request: EvalRequest) -> EvalResult:
         task = request.task
         if task.key not in self._tasks:
             self._request({"op": "task", **task.wire()}, timeout=60)
             self._tasks.add(task.key)
+        before = cgroups.cpu_seconds(self._cpu_file())
+        marks = []          # the host's count when the worker said the protected suite ended
         reply = self._request({"op": "eval", "task": task.key, "program": request.program,
                                "limits": dict(request.limits), "classic": request.classic_program,
                                "public_after_protected_timeout": request.public_after_protected_timeout},
-                              timeout=request.timeout_s)
-        return EvalResult.from_wire(reply, node=self.node, container_id=self.container_id)
+                              timeout=request.timeout_s,
+                              on_interim=lambda _note: marks.append(cgroups.cpu_seconds(self._cpu_file())))
+        after = marks[0] if marks else cgroups.cpu_seconds(self._cpu_file())
+        host_cpu = after - before if before is not None and after is not None else None
+        return EvalResult.from_wire(reply, node=self.node, container_id=self.container_id, host_cpu_s=host_cpu)
+
+    def _cpu_file(self):
+        if self._cgroup_cpu is None:
+            self._cgroup_cpu = cgroups.cpu_file(self.container_id) or False
+        return self._cgroup_cpu or None
 
     def probe(self, limits: dict, *, timeout: float) -> dict:
         return self._request({"op": "probe", "limits": limits}, timeout=timeout)
@@ -302,6 +318,17 @@ class DockerRunner(Runner):
         self._workers: list[DockerWorker] = []
         # read once: every container of a run gets the program whose sha256 the run records
         self.program = program if program is not None else worker_source()
+
+    @property
+    def recheck_slots(self) -> int:
+        """Timeout re-checks that can run at once, each with a core to itself: the host's cores over
+        the CPUs each container may use."""
+        return max(1, int((os.cpu_count() or 1) // max(1.0, float(self.limits["cpus"]))))
+
+    @property
+    def measures_host_cpu(self) -> bool:
+        """Whether each result carries the container's real CPU (so a timeout can be confirmed)."""
+        return cgroups.cpu_readable()
 
     def image_digest(self) -> str:
         import docker

@@ -123,7 +123,7 @@ class SlotServer:
         self._last_end = time.perf_counter()
         reply = {"ok": result, "inner_s": self._last_end - t, "idle_s": idle, "container_id": self.worker.container_id}
         if op == "evaluate" and self.worker.worn():
-            self.stop()          # the next call starts a fresh container (see host_tasks.py)
+            self.stop()          # the next call starts a fresh container (see cgroups.py)
         return reply
 
     def stop(self) -> None:

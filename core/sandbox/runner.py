@@ -139,7 +139,8 @@ class EvalResult:
     `exit`: how the last candidate process ended; `processes`: how many ran; `notes`: where the
     grader could not reproduce a value exactly (set order, an argument kept past its call);
     `protocol`: the grading protocol's version; `timings`: where the time went (s); `node`,
-    `container_id`: where it ran.
+    `container_id`: where it ran; `host_cpu_s`: the real CPU the host's cgroup counted for the
+    container during the evaluation (None where the runner cannot read it).
     """
 
     protected: SuiteResult
@@ -158,9 +159,11 @@ class EvalResult:
     timings: Mapping[str, float] = field(default_factory=dict)
     node: str = ""
     container_id: str = ""
+    host_cpu_s: float | None = None
 
     @classmethod
-    def from_wire(cls, d: Mapping[str, Any], *, node: str = "", container_id: str = "") -> "EvalResult":
+    def from_wire(cls, d: Mapping[str, Any], *, node: str = "", container_id: str = "",
+                  host_cpu_s: float | None = None) -> "EvalResult":
         suites = d.get("suites") or {}
         timings = {k: float(v) for k, v in d.items() if k.startswith("t_") and isinstance(v, (int, float))}
         return cls(protected=SuiteResult.from_wire(suites.get("protected")),
@@ -171,7 +174,7 @@ class EvalResult:
                    stdout=str(d.get("stdout") or ""), violations=tuple(str(v) for v in d.get("violations") or ()),
                    exit=str(d.get("exit") or ""), processes=int(d.get("processes") or 0),
                    notes=tuple(str(n) for n in d.get("notes") or ()), protocol=int(d.get("protocol") or 1),
-                   timings=timings, node=node, container_id=container_id)
+                   timings=timings, node=node, container_id=container_id, host_cpu_s=host_cpu_s)
 
     @property
     def passed(self) -> bool:

@@ -139,3 +139,22 @@ def test_skipping_the_public_suite_agrees_with_decide_on_every_short_history():
                 after = decide(list(history) + [timeout], policy)
                 assert recheck_would_follow(list(history), purpose, policy) == (after == Need("timeout_recheck")), \
                     (policy, history, purpose, after)
+
+
+def test_a_timeout_the_host_confirmed_is_final_without_a_recheck():
+    from dataclasses import replace
+    timeout = replace(att(protected="failed", cls="timeout"), timeout_confirmed=True)
+    final = decide([timeout], Policy())
+    assert isinstance(final, Final) and (final.outcome, final.failure_class) == ("failed", "timeout")
+    assert decide([att(protected="failed", cls="timeout")], Policy()) == Need("timeout_recheck")
+
+
+def test_a_sandbox_lost_twice_while_a_known_good_probe_passes_is_the_candidates_crash():
+    from dataclasses import replace
+    lost = replace(att(protected="not_run", cls="infra_error", status="infra_error"), probe_passed=True)
+    evaluator = replace(lost, probe_passed=False)
+    assert decide([lost], Policy()) == Need("infra_retry")
+    final = decide([lost, lost], Policy())
+    assert (final.outcome, final.failure_class) == ("failed", "sandbox_crash")
+    final = decide([evaluator, evaluator, evaluator], Policy())
+    assert (final.outcome, final.failure_class) == ("infra_error", "infra_error")

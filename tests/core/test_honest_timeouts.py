@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 
+from passgate.core.record.store import Store
+from passgate.core.run.engine import start_run
+from passgate.core.sandbox.docker_runner import DockerRunner
 from tests.core.enginekit import make_manifest, outcomes, run, write_samples
 
 # about 0.5 s of CPU at load time (module level, once per process), then the real answer. A fixed amount
@@ -64,12 +68,15 @@ SLOW_ON_HIDDEN_INPUTS = ("    while len(strings) > 3:\n        pass\n"
                          "    return max(strings, key=len) if strings else None\n")
 
 
-def test_a_timeout_leaves_its_public_suite_to_the_run_alone_that_replaces_it(tmp_path, image_digest):
+def test_a_timeout_the_host_cannot_confirm_leaves_its_public_suite_to_the_run_alone(tmp_path, image_digest):
+    """Without the host's CPU count a timeout is always re-run alone, and that run replaces the
+    attempt whole: the first attempt does not spend a second budget on its public suite."""
     s = write_samples(tmp_path / "hidden.jsonl", [("HumanEval/12", SLOW_ON_HIDDEN_INPUTS)])
     limits = {"limits": {"cpu_s": 1.0}}
     m = make_manifest(tmp_path, image_digest, ["HumanEval/12"], s,
                       execution={"timeout": {"calibrate": False, "floor_s": 1.0}, **limits})
-    store, run_id = run(tmp_path, m)
+    store, run_id = Store(tmp_path / "t.db"), None
+    run_id = start_run(store, m, runner_factory=blind_runner)
     first, alone = store.rows("executions", run_id, order="exec_id")
     assert (first["purpose"], first["protected_class"], first["public_status"]) == ("grade", "timeout", "not_run")
     assert (alone["purpose"], alone["protected_class"], alone["public_status"]) == \
@@ -83,3 +90,36 @@ def test_a_timeout_leaves_its_public_suite_to_the_run_alone_that_replaces_it(tmp
     (only,) = store.rows("executions", run_id)
     assert (only["protected_class"], only["public_status"]) == ("timeout", "passed")
     assert outcomes(store, run_id)[("HumanEval/12", 0)]["public_passed"] == 1
+
+
+def test_a_timeout_the_host_confirms_needs_no_run_alone(tmp_path, image_digest):
+    """Where the host's cgroup shows the sandbox got at least the CPU the candidate's clock counted,
+    the timeout lost nothing to contention: the attempt runs its public suite too and stands; on a
+    loaded machine it cannot be confirmed and is re-run alone as before."""
+    s = write_samples(tmp_path / "hidden.jsonl", [("HumanEval/12", SLOW_ON_HIDDEN_INPUTS)])
+    m = make_manifest(tmp_path, image_digest, ["HumanEval/12"], s,
+                      execution={"timeout": {"calibrate": False, "floor_s": 1.0}, "limits": {"cpu_s": 1.0}})
+    store, run_id = run(tmp_path, m)
+    rows = store.rows("executions", run_id, order="exec_id")
+    first = rows[0]
+    assert (first["purpose"], first["protected_class"], first["public_status"]) == ("grade", "timeout", "passed")
+    evidence = json.loads(first["evidence_json"])
+    assert evidence["host_cpu_s"] > 0
+    if evidence.get("timeout_confirmed"):
+        assert len(rows) == 1 and evidence["host_cpu_s"] >= first["cpu_s"]
+    else:
+        assert [r["purpose"] for r in rows] == ["grade", "timeout_recheck"]
+    o = outcomes(store, run_id)[("HumanEval/12", 0)]
+    assert (o["outcome"], o["failure_class"], o["public_passed"]) == ("failed", "timeout", 1)
+
+
+class _Blind(DockerRunner):
+    measures_host_cpu = False
+
+
+def blind_runner(manifest, run_id):
+    """The Docker runner as on a host whose cgroups the controller cannot read."""
+    from passgate.core.run.engine import base_limits
+    ex = manifest.execution
+    return _Blind(image=ex.image, runtime=ex.runtime, limits=base_limits(manifest), run_label=run_id,
+                  seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz})

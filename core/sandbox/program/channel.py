@@ -167,7 +167,7 @@ class Channel(Endpoint):
 
     name_builtins = True
 
-    def __init__(self, zsock, zfile, limits):
+    def __init__(self, zsock, limits):
         Endpoint.__init__(self, RemoteObject)
         self.limits = limits
         self.wall_budget = float(limits["wall_s"])
@@ -184,7 +184,7 @@ class Channel(Endpoint):
         self.last_returned = _MISSING
         self.candidate_notes = []
         self.gone = None
-        self.zsock, self.zfile = zsock, zfile
+        self.zsock = zsock
         self._spawn(limits)
         self.exit_info = None
         self.last_cpu = 0.0
@@ -194,14 +194,12 @@ class Channel(Endpoint):
         self.names = set()
 
     def _spawn(self, limits):
-        req_r, self.req_w = os.pipe()
-        self.resp_r, resp_w = os.pipe()
-        self.out_r, out_w = os.pipe()
-        socket.send_fds(self.zsock, [json.dumps({"op": "spawn", "limits": limits}).encode()], [req_r, resp_w, out_w])
-        for fd in (req_r, resp_w, out_w):
-            os.close(fd)
+        """A candidate process from the zygote, with the grader's ends of its pipes (requests, replies, output)."""
         self.t0 = time.monotonic()
-        self.pid = json.loads(self.zfile.readline())["pid"]
+        self.zsock.send(json.dumps({"op": "spawn", "limits": limits}).encode())
+        data, fds, _flags, _addr = socket.recv_fds(self.zsock, 4096, 3)
+        self.req_w, self.resp_r, self.out_r = fds
+        self.pid = json.loads(data)["pid"]
         self.t_spawn = time.monotonic() - self.t0
 
     # ---- budgets ----------------------------------------------------------------
@@ -364,7 +362,7 @@ class Channel(Endpoint):
         """Send the program; True when it loaded (its top-level names are then known)."""
         self.call_start = time.monotonic()
         try:
-            self.send({"program": program})
+            self.send({"program": program, "cpu_s": self.cpu_limit})
             msg = self.recv()
         finally:
             self.charged += time.monotonic() - self.call_start
@@ -496,8 +494,8 @@ class Channel(Endpoint):
                     target()
                 except OSError:
                     pass
-            line = self.zfile.readline()
-            self.exit_info = json.loads(line) if line else {"exit": None, "signal": 0, "cpu_s": self.last_cpu,
+            data = self.zsock.recv(4096)
+            self.exit_info = json.loads(data) if data else {"exit": None, "signal": 0, "cpu_s": self.last_cpu,
                                                             "maxrss_kb": 0}
             os.set_blocking(self.out_r, False)
             while True:

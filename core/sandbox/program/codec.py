@@ -394,8 +394,8 @@ def _write_set(obj, state, conv):
     except TypeError:
         raise NotData("unhashable set member") from None
     if not same_order(obj, order):
-        if layout and _LAYOUT and _table(obj)[0] == layout.get("z") and len(layout.get("p") or ()) == len(order):
-            _write_table(obj, order, layout["p"], layout.get("d") or [])
+        if layout and _LAYOUT and len(layout.get("p") or ()) == len(order):
+            _relay(obj, order, layout)
         if not same_order(obj, order):
             conv.notes.append("a set the call changed iterates in another order in the test than in the candidate")
 
@@ -842,35 +842,56 @@ def _container_digest(v, children, out):
 # the table's size and where each member (and each removed-entry marker) sits, read from the table
 # itself, and the receiver lays its own table out the same way. Both ends are the same CPython build
 # in the same container, with the same hash seed, so each member hashes alike on both sides.
-import ctypes as _ctypes
-
 _SETOBJECT_SIZE = 200            # sizeof(PySetObject) on 64-bit CPython 3.11
-_LAYOUT = (_sys.version_info[:2] == (3, 11) and _ctypes.sizeof(_ctypes.c_void_p) == 8
-           and _SET_BASE - 16 == _SETOBJECT_SIZE)
+_LAYOUT = _sys.version_info[:2] == (3, 11) and _sys.maxsize > 2 ** 32 and _SET_BASE - 16 == _SETOBJECT_SIZE
 _OFF_FILL, _OFF_USED, _OFF_MASK, _OFF_TABLE, _OFF_FINGER = 16, 24, 32, 40, 56
+_NATIVE = {}                     # ctypes and the removed-entry marker, loaded the first time a set needs them
+                                 # (kept out of the zygote, whose size every fork pays for)
+NATIVE_WORK = [0]                # > 0 while this codec reads or lays out a table: the candidate's audit
+                                 # hook leaves the codec's own ctypes use out of what it records
+
+
+def _native_work(fn):
+    def run(*args):
+        NATIVE_WORK[0] += 1
+        try:
+            return fn(*args)
+        finally:
+            NATIVE_WORK[0] -= 1
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run
+
+
+def _ctypes():
+    if not _NATIVE:
+        import ctypes
+        _NATIVE["ctypes"] = ctypes
+        probe = {1 << 70}
+        probe.discard(1 << 70)
+        _NATIVE["dummy"] = next(k for k in _entries(probe)[1][0::2] if k)
+    return _NATIVE["ctypes"]
+
+
+def _dummy():
+    _ctypes()
+    return _NATIVE["dummy"]
 
 
 def _table(s):
     if type(s) is not set and type(s) is not frozenset:
         raise TypeError("not a set")
-    mask = _ctypes.c_ssize_t.from_address(id(s) + _OFF_MASK).value
-    return mask + 1, _ctypes.c_ssize_t.from_address(id(s) + _OFF_TABLE).value
+    c = _NATIVE.get("ctypes") or __import__("ctypes")
+    mask = c.c_ssize_t.from_address(id(s) + _OFF_MASK).value
+    return mask + 1, c.c_ssize_t.from_address(id(s) + _OFF_TABLE).value
 
 
 def _entries(s):
     size, table = _table(s)
-    return size, (_ctypes.c_ssize_t * (2 * size)).from_address(table)
+    c = _NATIVE.get("ctypes") or __import__("ctypes")
+    return size, (c.c_ssize_t * (2 * size)).from_address(table)
 
 
-def _dummy_key():
-    probe = {1 << 70}
-    probe.discard(1 << 70)
-    return next(k for k in _entries(probe)[1][0::2] if k)
-
-
-_DUMMY = _dummy_key() if _LAYOUT else None
-
-
+@_native_work
 def set_layout(s):
     """What the receiver needs beyond the members' order to iterate `s` the same way ({} when nothing)."""
     if type(s) is not set and type(s) is not frozenset:
@@ -880,10 +901,11 @@ def set_layout(s):
     if not _LAYOUT or len(items) > 1 << 22 or (same_order(rebuilt, items)
                                               and _sys.getsizeof(rebuilt) == _sys.getsizeof(s)):
         return {}
+    dummy = _dummy()
     size, entries = _entries(s)
     keys = entries[0::2]
-    return {"z": size, "p": [i for i, k in enumerate(keys) if k and k != _DUMMY],
-            "d": [i for i, k in enumerate(keys) if k == _DUMMY]}
+    return {"z": size, "p": [i for i, k in enumerate(keys) if k and k != dummy],
+            "d": [i for i, k in enumerate(keys) if k == dummy]}
 
 
 def rebuild_set(items, layout, conv, frozen=False):
@@ -902,6 +924,7 @@ def rebuild_set(items, layout, conv, frozen=False):
     return s
 
 
+@_native_work
 def _laid_out(items, layout, conv, frozen):
     size, slots, dummies = layout.get("z"), layout.get("p"), layout.get("d") or []
     if (not _LAYOUT or type(size) is not int or size < 8 or size & (size - 1) or size > 1 << 24
@@ -916,6 +939,13 @@ def _laid_out(items, layout, conv, frozen):
     if same_order(s, items) and all(x in s for x in items):
         return s
     return None
+
+
+@_native_work
+def _relay(obj, order, layout):
+    """A set changed in place, laid out as the other end has it (when its table has that size)."""
+    if _table(obj)[0] == layout.get("z"):
+        _write_table(obj, order, layout["p"], layout.get("d") or [])
 
 
 def _with_table(items, size, conv):
@@ -943,13 +973,15 @@ def _write_table(s, items, slots, dummies):
     for x, i in zip(items, slots):
         new[2 * i] = id(x)
         new[2 * i + 1] = hash(x)
+    dummy = _dummy()
     for i in dummies:
-        new[2 * i] = _DUMMY
+        new[2 * i] = dummy
         new[2 * i + 1] = -1
     entries[:] = new
-    _ctypes.c_ssize_t.from_address(id(s) + _OFF_FILL).value = len(items) + len(dummies)
-    _ctypes.c_ssize_t.from_address(id(s) + _OFF_USED).value = len(items)
-    _ctypes.c_ssize_t.from_address(id(s) + _OFF_FINGER).value = 0
+    c = _ctypes()
+    c.c_ssize_t.from_address(id(s) + _OFF_FILL).value = len(items) + len(dummies)
+    c.c_ssize_t.from_address(id(s) + _OFF_USED).value = len(items)
+    c.c_ssize_t.from_address(id(s) + _OFF_FINGER).value = 0
 
 
 def _one_by_one(items, size, conv):

@@ -47,11 +47,11 @@ class Grader:
         self.tasks = {}
         self.caches = {}
         self.zsock = None
-        self.zfile = None
         self.zpid = None
 
     def start_zygote(self):
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # one message per send: spawn requests, candidates handed over with their pipes, exit records
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             parent.close()
@@ -61,7 +61,6 @@ class Grader:
             os._exit(0)
         child.close()
         self.zsock, self.zpid = parent, pid
-        self.zfile = parent.makefile("rb")
 
     def add_task(self, req):
         compiled, sources = {}, {}
@@ -77,7 +76,7 @@ class Grader:
                                   "names": names, "task_id": req["task_id"]}
         self.caches.setdefault(req["key"], {})
 
-    def evaluate(self, req):
+    def evaluate(self, req, say=None):
         """Grade one program: the protected suite first (the headline), then the public one.
 
         Each suite has its own CPU and wall budget; the public suite reuses the candidate process
@@ -85,7 +84,8 @@ class Grader:
         protected suite times out and a run alone will re-check it (the request's
         `public_after_protected_timeout` false), that run replaces this attempt, so the public suite
         is left to it rather than spending a second budget here. A `classic` program runs whole in a
-        process of its own afterwards.
+        process of its own afterwards. `say(note)` sends a line ahead of the result: after a protected
+        timeout, so the controller can read how much real CPU the host gave that suite.
         """
         task = self.tasks[req["task"]]
         limits = req["limits"]
@@ -95,6 +95,8 @@ class Grader:
         for name in ("protected", "public"):
             verdict, ch = self._suite_in_turn(name, task, req, limits, ch, acc)
             acc.suites[name] = verdict
+            if name == "protected" and verdict.get("class") == "timeout" and say is not None:
+                say({"suite": "protected", "class": "timeout"})     # the host's CPU so far is this suite's
         acc.t_suites = time.monotonic() - t0
         if ch is not None:
             acc.finish(ch)
@@ -115,7 +117,7 @@ class Grader:
         if ch is None or ch.gone is not None:
             if ch is not None:
                 acc.finish(ch)
-            ch = Channel(self.zsock, self.zfile, limits)
+            ch = Channel(self.zsock, limits)
         ch.begin_suite()
         verdict = self._run_suite(ch, task, name, req)
         verdict["cpu_s"] = round(ch.suite_cpu(), 4)
@@ -192,7 +194,7 @@ class Grader:
 
     def _classic(self, program, limits, acc):
         """The reference harness's program (prompt + completion + test + check) run whole in one process."""
-        ch = Channel(self.zsock, self.zfile, limits)
+        ch = Channel(self.zsock, limits)
         ch.begin_suite()
         try:
             ok = ch.load(program)

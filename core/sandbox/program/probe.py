@@ -136,7 +136,7 @@ def run_probe(grader, limits):
             "names": {"probe"}, "task_id": "<probe>"}
     grader.tasks["<probe>"] = task
     grader.caches["<probe>"] = {}
-    ch = Channel(grader.zsock, grader.zfile, limits)
+    ch = Channel(grader.zsock, limits)
     try:
         ch.begin_suite()
         if not ch.load(PROBE_PROGRAM):

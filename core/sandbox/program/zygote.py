@@ -93,8 +93,51 @@ def _kill_leftovers(pid):
         pass
 
 
+# what a candidate forked ahead of its request was set up with; the CPU backstop is set at handover
+_SETUP_KEYS = ("memory_mb", "file_size_mb", "nproc", "nofile", "seed")
+
+
+def _setup_key(limits):
+    return tuple(limits.get(k) for k in _SETUP_KEYS)
+
+
+class _Ready:
+    """The next candidate, forked as soon as the last one was cleaned up: set up (rlimits, uid,
+    scratch), waiting for its program on descriptor 3, so a request finds it already there."""
+
+    def __init__(self, sock, limits):
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        out_r, out_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            for fd in (req_w, resp_r, out_r):
+                os.close(fd)
+            candidate_main(req_r, resp_w, out_w, limits)
+            os._exit(72)
+        for fd in (req_r, resp_w, out_w):
+            os.close(fd)
+        self.pid, self.fds, self.key = pid, (req_w, resp_r, out_r), _setup_key(limits)
+
+    def hand_over(self, sock):
+        socket.send_fds(sock, [json.dumps({"pid": self.pid}).encode()], list(self.fds))
+        for fd in self.fds:
+            os.close(fd)
+
+    def discard(self):
+        """A candidate set up for other limits: ended before it ever held a program."""
+        for fd in self.fds:
+            os.close(fd)
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        os.wait4(self.pid, 0)
+
+
 def zygote_main(sock):
-    """Fork candidates on request; after each, kill everything of the candidate uid and clean up."""
+    """Hand out candidates on request; after each, kill everything of the candidate uid and clean up."""
     for s in SIGNALS_IGNORED:
         signal.signal(s, signal.SIG_IGN)
     for name in WARM_IMPORTS:
@@ -106,9 +149,10 @@ def zygote_main(sock):
     gc.freeze()  # keeps collections in a candidate from touching (and copying) every inherited page
     _as_uid(_make_scratch)
     baseline = set(_leftovers(set()))
+    ready = None
     while True:
         try:
-            data, fds, _flags, _addr = socket.recv_fds(sock, 65536, 4)
+            data, _fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 0)
         except OSError:
             os._exit(0)
         if not data:
@@ -116,26 +160,31 @@ def zygote_main(sock):
         req = json.loads(data)
         if req.get("op") == "exit":
             os._exit(0)
-        pid = os.fork()
-        if pid == 0:
-            sock.close()
-            candidate_main(fds[0], fds[1], fds[2], req["limits"])
-            os._exit(72)
-        for fd in fds:
-            os.close(fd)
-        sock.sendall(json.dumps({"pid": pid}).encode() + b"\n")
-        _pid, status, ru = os.wait4(pid, 0)
-        _kill_leftovers(pid)
-        _reap_children()
-        dirty = False
-        try:
-            dirty = bool(os.listdir(SCRATCH))
-        except OSError:
-            dirty = True
-        extra = _leftovers(baseline)
-        if dirty or extra:
-            _as_uid(lambda: (_wipe(SCRATCH), _remove_paths(extra), _make_scratch()))
+        if ready is not None and ready.key != _setup_key(req["limits"]):
+            ready.discard()
+            _clean_up(ready.pid, baseline)
+            ready = None
+        candidate = ready or _Ready(sock, req["limits"])
+        candidate.hand_over(sock)
+        _pid, status, ru = os.wait4(candidate.pid, 0)
+        cleaned = _clean_up(candidate.pid, baseline)
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-        sock.sendall(json.dumps({"exit": code, "signal": sig, "cpu_s": ru.ru_utime + ru.ru_stime,
-                                 "maxrss_kb": ru.ru_maxrss, "cleaned": dirty or bool(extra)}).encode() + b"\n")
+        sock.send(json.dumps({"exit": code, "signal": sig, "cpu_s": ru.ru_utime + ru.ru_stime,
+                              "maxrss_kb": ru.ru_maxrss, "cleaned": cleaned}).encode())
+        ready = _Ready(sock, req["limits"])      # forked while the grader reports this one
+
+
+def _clean_up(pid, baseline):
+    """Kill every process the candidate left and remove what it wrote; True when there was something."""
+    _kill_leftovers(pid)
+    _reap_children()
+    dirty = False
+    try:
+        dirty = bool(os.listdir(SCRATCH))
+    except OSError:
+        dirty = True
+    extra = _leftovers(baseline)
+    if dirty or extra:
+        _as_uid(lambda: (_wipe(SCRATCH), _remove_paths(extra), _make_scratch()))
+    return dirty or bool(extra)

@@ -1,4 +1,5 @@
-"""Host tasks of a sandbox: the pids limit gVisor needs, and when a container should be replaced.
+"""What the host's cgroups say about a sandbox: its host tasks (the pids limit gVisor needs, and
+when a container should be replaced) and the real CPU it used (to confirm a timeout).
 
 Under gVisor's ptrace platform every guest address space is a host stub process, and each sentry
 OS thread that ever ran code of that address space keeps a traced thread in it: host tasks grow
@@ -30,6 +31,26 @@ def container_pids_limit(limits: dict, runtime: str) -> int:
     return max(asked, TASKS_PER_PROCESS * int(limits["nproc"]))
 
 
+_CPU_PATTERNS = (("/sys/fs/cgroup/cpuacct/docker/{id}/cpuacct.usage", 1e-9),                # cgroup v1, ns
+                 ("/sys/fs/cgroup/cpu,cpuacct/docker/{id}/cpuacct.usage", 1e-9),
+                 ("/sys/fs/cgroup/system.slice/docker-{id}.scope/cpu.stat", 1e-6),        # v2, usage_usec
+                 ("/sys/fs/cgroup/docker/{id}/cpu.stat", 1e-6))
+
+
+
+
+def cpu_readable() -> bool:
+    """Can this controller read its containers' CPU time from the host's cgroups?"""
+    return any(Path(p.split("{id}")[0]).is_dir() for p, _ in _CPU_PATTERNS)
+
+
+def confirms_timeout(host_cpu_s: float | None, suite_cpu_s: float, cpu_limit_s: float) -> bool:
+    """A suite that used up its CPU budget while the host gave its sandbox at least that much real
+    CPU lost no time waiting for a core: the candidate's clock (which under gVisor also counts time
+    spent runnable but not running) was not inflated, so a re-check alone would time out the same."""
+    return host_cpu_s is not None and suite_cpu_s >= cpu_limit_s and host_cpu_s >= suite_cpu_s
+
+
 def pids_file(container_id: str) -> Path | None:
     """Where this host keeps the container's task count, when the controller can read it."""
     for pattern in _CGROUP_PATTERNS:
@@ -37,6 +58,30 @@ def pids_file(container_id: str) -> Path | None:
         if path.exists():
             return path
     return None
+
+
+def cpu_file(container_id: str) -> tuple[Path, float] | None:
+    """Where this host counts the container's CPU time, and the unit (seconds per count)."""
+    for pattern, unit in _CPU_PATTERNS:
+        path = Path(pattern.format(id=container_id))
+        if path.exists():
+            return path, unit
+    return None
+
+
+def cpu_seconds(found: tuple[Path, float] | None) -> float | None:
+    """Real CPU the container's processes (the sandbox's kernel, its stubs) have used so far."""
+    if not found:
+        return None
+    path, unit = found
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    if path.name == "cpu.stat":
+        fields = dict(line.split() for line in text.splitlines() if line.strip())
+        return int(fields.get("usage_usec", 0)) * unit
+    return int(text) * unit
 
 
 def host_tasks(path: Path | None) -> int | None:
