@@ -104,10 +104,10 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, cro
         path = Path(tmp) / "bench.yaml"
         path.write_text(yaml.safe_dump(manifest))
         db = Path(tmp) / "bench.db"
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), _own_cpu()
         factory = runner_with(program)
         run_id = start_run(Store(db), path, **({"runner_factory": factory} if factory else {}))
-        elapsed = time.perf_counter() - t
+        elapsed, controller_cpu = time.perf_counter() - t, _own_cpu() - cpu
         con = sqlite3.connect(db)
         n, passed = con.execute("SELECT COUNT(*), SUM(protected_passed) FROM outcomes WHERE run_id=?",
                                 [run_id]).fetchone()
@@ -116,7 +116,13 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, cro
         timeouts = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=? AND failure_class='timeout'",
                                [run_id]).fetchone()[0]
     return {"elapsed": elapsed, "n": n, "passed": passed, "executed": executed, "phases": phases,
-            "timeouts": timeouts}
+            "timeouts": timeouts, "controller_cpu": controller_cpu}
+
+
+def _own_cpu() -> float:
+    """CPU seconds this process (the controller, all its threads) has used: it shares the cores."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
 
 
 def _span(con: sqlite3.Connection, run_id: str, purpose: str) -> float:
@@ -165,7 +171,8 @@ def main() -> int:
               f"({r['elapsed']:.1f} s incl. preflight probe, {r['executed']} programs executed, "
               f"{r['passed']} passed)")
         print(f"    grading {r['phases']['grade']:.1f} s, timeout rechecks run alone "
-              f"{r['phases']['timeout_recheck']:.1f} s, {r['timeouts']} attempts timed out")
+              f"{r['phases']['timeout_recheck']:.1f} s, {r['timeouts']} attempts timed out; controller CPU "
+              f"{r['controller_cpu']:.1f} s ({1000 * r['controller_cpu'] / max(1, r['executed']):.1f} ms per program)")
     floor = fork_floor_ms("runsc")
     print(f"gVisor bare fork (fork+exit+wait, warm interpreter): {floor:.1f} ms -> ceiling "
           f"{2 * 1000 / floor:.0f} forks/s on 2 cores = {2 * 1000 / floor / ref_rate:.2f}x reference")

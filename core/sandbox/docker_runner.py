@@ -10,8 +10,10 @@ The worker program and all task data arrive over stdin as data. Containers are r
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import hashlib
 import json
+import logging
 import os
 import secrets
 import socket
@@ -19,6 +21,8 @@ import struct
 import threading
 import time
 from pathlib import Path
+
+import docker.errors
 
 from ..errors import DriftError, SandboxUnavailable
 from . import cgroups
@@ -34,6 +38,8 @@ BOOT = ("import sys,json,builtins;c=json.loads(sys.stdin.buffer.readline());"
         "s=sys.stdin.buffer.read(c['n']).decode();"
         "g={'__name__':'passgate_worker','PASSGATE_CONFIG':c['config'],'__builtins__':dict(vars(builtins))};"
         "exec(compile(s,'<passgate-worker>','exec'),g)")
+log = logging.getLogger(__name__)
+
 _LIVE: set["DockerWorker"] = set()
 _LIVE_LOCK = threading.Lock()
 
@@ -85,12 +91,20 @@ def remove_stale(client) -> int:
         # a live controller removes its own containers (it may be starting one right now)
         alive = labels.get("passgate.host") == host and pid and _pid_alive(pid)
         if not alive:
-            try:
-                client.api.remove_container(c["Id"], force=True)
-                removed += 1
-            except Exception:
-                pass
+            removed += remove_container(client, c["Id"])
     return removed
+
+
+def remove_container(client, container_id: str) -> bool:
+    """Remove a container; one already gone is no failure, any other is logged with its reason."""
+    try:
+        client.api.remove_container(container_id, force=True)
+        return True
+    except docker.errors.NotFound:
+        return False
+    except Exception as exc:   # the engine refused: say why, the container may be left behind
+        log.warning("cannot remove sandbox container %s: %s", container_id[:12], exc)
+        return False
 
 
 def _pid_alive(pid: int) -> bool:
@@ -182,10 +196,7 @@ class DockerWorker(Worker):
         except OSError:
             pass
         if self.container_id:
-            try:
-                self.client.api.remove_container(self.container_id, force=True)
-            except Exception:
-                pass
+            remove_container(self.client, self.container_id)
         with _LIVE_LOCK:
             _LIVE.discard(self)
 
@@ -203,8 +214,8 @@ class DockerWorker(Worker):
             oom, code = bool(state.get("OOMKilled")), state.get("ExitCode")
             if not state.get("Running"):
                 message += f" (container exited with {code}{', OOM-killed' if oom else ''})"
-        except Exception:
-            pass
+        except Exception as exc:   # the engine cannot say how the container ended: the message says so
+            message += f" (cannot inspect the container: {str(exc)[:200]})"
         tail = bytes(self._stderr[-500:]).decode("utf-8", "replace").strip()
         if tail:
             message += f"; worker stderr: {tail}"
@@ -284,7 +295,11 @@ class DockerWorker(Worker):
                               on_interim=lambda _note: marks.append(cgroups.cpu_seconds(self._cpu_file())))
         after = marks[0] if marks else cgroups.cpu_seconds(self._cpu_file())
         host_cpu = after - before if before is not None and after is not None else None
-        return EvalResult.from_wire(reply, node=self.node, container_id=self.container_id, host_cpu_s=host_cpu)
+        res = EvalResult.from_wire(reply, node=self.node, container_id=self.container_id, host_cpu_s=host_cpu)
+        if res.protected.failure_class == "timeout" and not marks:
+            # no mark when the suite ended: the count covers more than that suite
+            res = dataclasses.replace(res, host_cpu_s=None)
+        return res
 
     def _cpu_file(self):
         if self._cgroup_cpu is None:

@@ -140,7 +140,8 @@ class EvalResult:
     grader could not reproduce a value exactly (set order, an argument kept past its call);
     `protocol`: the grading protocol's version; `timings`: where the time went (s); `node`,
     `container_id`: where it ran; `host_cpu_s`: the real CPU the host's cgroup counted for the
-    container during the evaluation (None where the runner cannot read it).
+    container during the evaluation, up to the moment the worker said a timed-out protected suite
+    ended (None where the runner cannot read it, or did not see that moment).
     """
 
     protected: SuiteResult
