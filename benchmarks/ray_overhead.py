@@ -173,6 +173,9 @@ class _Answers:
     def evaluate(self, request):
         return self.result
 
+    def worn(self) -> bool:
+        return False
+
     def close(self) -> None:
         pass
 
