@@ -181,12 +181,22 @@ class IntervalSpec:
 
 
 @dataclass(frozen=True)
+class SecurityScanSpec:
+    """Static scan of every distinct candidate program (never executed): the scanners and their pins."""
+    scan: bool = True
+    bandit: str = "1.9.4"              # version that must be installed; a run with another refuses to start
+    detect_secrets: str = "1.5.0"
+    skip: tuple[str, ...] = ("B101",)  # bandit rules left out (B101: `assert`, not a security choice)
+
+
+@dataclass(frozen=True)
 class ScoringContract:
     k: tuple[int, ...] = (1,)
     aggregation: Literal["micro", "macro"] = "micro"
     weights: dict[str, float] = field(default_factory=dict)
     dropped_tasks: Literal["report", "fail"] = "report"
     interval: IntervalSpec = IntervalSpec()
+    security: SecurityScanSpec = field(default=SecurityScanSpec(), metadata=LATER)
 
 
 @dataclass(frozen=True)

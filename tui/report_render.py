@@ -16,6 +16,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from .report_evidence import security_parts
+
 LIST_LIMIT = 20
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -57,7 +59,7 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
                    _selection(report), _execution(report), _histogram(report), _classes(report), _cost(report)]
     if report.get("generation"):
         parts.append(_generation(report))
-    parts += _flaky(report) + _omissions(report) + _probes(report)
+    parts += _flaky(report) + _omissions(report) + security_parts(report) + _probes(report)
     if report.get("whatif"):
         parts.append(_whatif(report))
     if tasks:
@@ -248,7 +250,7 @@ def _probes(report: Mapping) -> list:
 
 def _whatif(report: Mapping) -> Table:
     table = _table("What-if (from the record, nothing executed)", "scenario", "k", "value", "run", "change",
-                   "CPU-s", "CPU change", "passes → timeouts")
+                   "CPU-s", "CPU change", "passes → timeouts", "insecure passes dropped")
     for w in report["whatif"]:
         for r in w["pass_at_k"]:
             delta = r["delta"]
@@ -256,7 +258,7 @@ def _whatif(report: Mapping) -> Table:
             table.add_row(w["scenario"], str(r["k"]), _p(r["value"]), _p(r["baseline"]),
                           Text("—" if delta is None else f"{delta:+.3f}", style=style),
                           f"{w['cost']['sandbox_cpu_s']:.1f}", f"{w['cost']['delta_cpu_s']:+.1f}",
-                          str(w["timeouts"]["passes_turned_timeouts"]))
+                          str(w["timeouts"]["passes_turned_timeouts"]), str(w.get("insecure_passes", "—")))
     return table
 
 

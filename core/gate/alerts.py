@@ -52,6 +52,7 @@ def measures(f: GateFacts) -> dict[str, float | None]:
         "sandbox_violations": _ratio(c.sandbox_violations, c.executed),
         "contamination_findings": float(len(f.contamination.findings)),
         "evaluator_flakiness": _ratio(c.flaky + c.infra_error, c.executed),
+        "security_findings": f.security.passing_rate,
     }
 
 
@@ -61,6 +62,7 @@ _WORDS = {
     "sandbox_violations": "sandbox-violation rate",
     "contamination_findings": "contamination findings",
     "evaluator_flakiness": "evaluator flakiness (flaky + infra-error rate)",
+    "security_findings": "share of passing candidates with a security finding",
 }
 
 

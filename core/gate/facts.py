@@ -93,6 +93,21 @@ class Counts:
 
 
 @dataclass(frozen=True)
+class SecurityFacts:
+    """Static findings among the run's counted candidates (the `scans` rows), at the policy's severity."""
+    scanned: bool = False
+    severity: str = "medium"
+    passing: int = 0                 # passing candidates that were scanned
+    passing_with_findings: int = 0   # of them, with a finding at or above `severity`
+    failing: int = 0
+    failing_with_findings: int = 0
+
+    @property
+    def passing_rate(self) -> float | None:
+        return self.passing_with_findings / self.passing if self.scanned and self.passing else None
+
+
+@dataclass(frozen=True)
 class Score:
     """pass@1 and its bootstrap interval, as the manifest's scoring contract computes them."""
     pass_at_1: float | None = None
@@ -141,6 +156,7 @@ class GateFacts:
     chain_findings: tuple[dict, ...] = ()
     signoffs: tuple[SignoffFact, ...] = ()
     contamination: Contamination = Contamination()
+    security: SecurityFacts = SecurityFacts()
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
 

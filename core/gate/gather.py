@@ -12,7 +12,17 @@ from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.fidelity import fidelity_summary
 
 from . import contamination as cm
-from .facts import CheckFact, Contamination, Counts, DeclaredRelaxation, Finding, GateFacts, SignoffFact, SliceFact
+from .facts import (
+    CheckFact,
+    Contamination,
+    Counts,
+    DeclaredRelaxation,
+    Finding,
+    GateFacts,
+    SecurityFacts,
+    SignoffFact,
+    SliceFact,
+)
 from .policy import Policy
 from .stats import score
 
@@ -75,7 +85,24 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         contamination=_contamination(store, rid, task_rows, exposure, policy, corpus_path,
                                      m.get("candidates", {}).get("source", ""))
         if check_contamination else Contamination(notes=("contamination not checked",)),
-        interval=interval, error=run.get("error") or "")
+        security=_security(store, rid, policy.security.severity), interval=interval, error=run.get("error") or "")
+
+
+_SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2}
+
+
+def _security(store: Store, rid: str, severity: str) -> SecurityFacts:
+    """Passing and failing scanned candidates, and how many carry a finding at or above `severity`."""
+    if "scans" not in store.db.table_names() or not store.count("scans", rid):
+        return SecurityFacts(severity=severity)
+    floor = _SEVERITY_RANK[severity]
+    rank = "CASE s.max_severity WHEN 'high' THEN 2 WHEN 'medium' THEN 1 WHEN 'low' THEN 0 ELSE -1 END"
+    row = store.db.execute(
+        f"SELECT SUM(o.outcome = 'passed'), SUM(o.outcome = 'passed' AND {rank} >= ?), "
+        f"SUM(o.outcome IN ('failed', 'flaky')), SUM(o.outcome IN ('failed', 'flaky') AND {rank} >= ?) "
+        "FROM scans s JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
+        "AND o.candidate_index = s.candidate_index WHERE s.run_id = ?", [floor, floor, rid]).fetchone()
+    return SecurityFacts(True, severity, *(int(v or 0) for v in row))
 
 
 def _fidelity(store: Store, run_id: str) -> dict:

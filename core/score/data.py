@@ -164,7 +164,7 @@ def _shell(tasks: dict, outcomes: dict, rescore: Rescore) -> RunRecords:
         rescore=rescore)
 
 
-def _limit_sql(rescore: Rescore) -> tuple[str, str, list]:
+def limit_sql(rescore: Rescore) -> tuple[str, str, list]:
     """(join clause, 'over the limit' SQL predicate on o.cpu_s, params) for a what-if CPU limit."""
     if rescore.cpu_limit_s is not None:
         return "", "(o.cpu_s > ?)", [float(rescore.cpu_limit_s)]
@@ -179,7 +179,7 @@ def _scan_outcomes(conn, run_id: str, rescore: Rescore) -> dict:
     protected verdict), and one list holding the failed rows' classes and, as '#index', the rows that
     are neither passed nor failed; under a what-if CPU limit, also the passes that exceed it.
     Columns are kept cheap: this scans every row."""
-    join, over, lim = _limit_sql(rescore)
+    join, over, lim = limit_sql(rescore)
     cap = " AND o.candidate_index < ?" if rescore.max_candidates is not None else ""
     not_over = f" AND NOT {over}" if rescore.limited else ""
     rescored = (f"SUM(o.protected_passed = 1 AND {over}), SUM(o.public_passed = 1 AND {over})"
@@ -273,7 +273,7 @@ def _first_public(recs: RunRecords, conn, run_id: str, ids: list, rows: list, re
     (1/0) of the lowest-index one that does."""
     codes = {t: (None if r is None else r[6]) for t, r in zip(ids, rows)}
     if redo:  # a non-counted row passed public tests: recompute those tasks over counted rows only
-        join, over, lim = _limit_sql(recs.rescore)
+        join, over, lim = limit_sql(recs.rescore)
         not_over = f" AND NOT {over}" if recs.rescore.limited else ""
         cap = " AND o.candidate_index < ?" if recs.rescore.max_candidates is not None else ""
         for t in set(redo):

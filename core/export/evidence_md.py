@@ -1,0 +1,53 @@
+"""Markdown for the report's evidence sections beside pass@k: security findings (and the slices and
+telemetry added after it). Tables only; the JSON export carries every field."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+
+def _pct(x: Any) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _cell(x: Any) -> str:
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return out + [""]
+
+
+def rate_cells(group: Mapping) -> list[str]:
+    """candidates, then 'count (rate)' at or above each severity."""
+    return [str(group["candidates"])] + [f"{group['with_findings'][s]} ({_pct(group['rate'][s])})"
+                                         for s in ("low", "medium", "high")]
+
+
+def security_md(sec: Mapping | None) -> list[str]:
+    out = ["## Security findings (static scan of each program, never executed)", ""]
+    if not sec or not sec.get("scanned"):
+        return out + [f"Not scanned: {(sec or {}).get('reason', 'no scan in the record')}.", ""]
+    scanners = ", ".join(f"{k} {v}" for k, v in sorted(sec["scanners"].items()))
+    out += [f"{sec['candidates_scanned']} candidates, {sec['distinct_programs']} distinct programs, scanned with "
+            f"{scanners}; {sec['unparsed']} programs could not be parsed. A column counts candidates with a "
+            "finding at or above that severity.", ""]
+    rows = [["all", "", "passing", *rate_cells(sec["overall"]["passing"])],
+            ["all", "", "failing", *rate_cells(sec["overall"]["failing"])]]
+    for g in sec["groups"]:
+        rows += [[g["slice"], g["model"], "passing", *rate_cells(g["passing"])],
+                 [g["slice"], g["model"], "failing", *rate_cells(g["failing"])]]
+    out += _table(["slice", "model", "candidates", "n", "≥ low", "≥ medium", "high"], rows)
+    if sec["top_rules"]:
+        out += ["Top rules:", ""]
+        out += _table(["rule", "name", "severity", "scanner", "candidates", "of them passing"],
+                      [[r["rule_id"], r["rule"], r["severity"], r["scanner"], r["candidates"], r["passing"]]
+                       for r in sec["top_rules"]])
+    if sec["examples"]:
+        out += ["Passing candidates with findings (worst first):", ""]
+        out += _table(["task", "candidate", "rule", "severity", "confidence", "line", "code"],
+                      [[e["task_id"], e["candidate_index"], e["rule_id"], e["severity"], e["confidence"], e["line"],
+                        f"`{e['code']}`" if e["code"] else ""] for e in sec["examples"]])
+    return out
