@@ -22,6 +22,10 @@ from .errors import ConfigError
 
 MANIFEST_VERSION = 1
 
+# Keys added after manifests were first frozen: left out of the canonical form while they hold their
+# default, so every manifest frozen before them keeps its id.
+LATER = {"later": True}
+
 
 @dataclass(frozen=True)
 class TaskSetSpec:
@@ -39,6 +43,8 @@ class TaskSetSpec:
 class TasksContract:
     sets: tuple[TaskSetSpec, ...]
     prompt_template: str = "{prompt}"
+    # built-in impossible tasks mixed in (core/tasks/canaries.py), chosen with execution.seeds.random_seed
+    canaries: int = field(default=0, metadata=LATER)
 
 
 @dataclass(frozen=True)
@@ -49,10 +55,6 @@ class ImportSpec:
     prompt_map: str | None = None      # file mapping prompts to task ids (CodeT-style samples)
     prompt_map_sha256: str | None = None
 
-
-# Keys added after manifests were first frozen: left out of the canonical form while they hold their
-# default, so every manifest frozen before them keeps its id.
-LATER = {"later": True}
 
 
 @dataclass(frozen=True)
@@ -394,6 +396,8 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
         raise err(f"manifest version {m.version} is not supported (expected {MANIFEST_VERSION})", "version")
     if not m.tasks.sets:
         raise err("at least one task set is required", "tasks", "sets")
+    if m.tasks.canaries < 0:
+        raise err("must be zero or more", "tasks", "canaries")
     for i, s in enumerate(m.tasks.sets):
         if s.kind != "humaneval" and not s.path:
             raise err(f"a {s.kind} task set needs a path", "tasks", "sets", i, "path")

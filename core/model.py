@@ -32,6 +32,14 @@ RUN_STATUSES = ("created", "running", "interrupted", "completed", "failed", "ref
 
 SUITES = ("public", "protected")
 
+# task ids of the built-in canary tasks (core/tasks/canaries.py): never part of pass@k
+CANARY_PREFIX = "passgate-canary/"
+CANARY_GLOB_SQL = "'passgate-canary/*'"    # for `task_id NOT GLOB ...` in record scans
+
+
+def is_canary(task_id: str) -> bool:
+    return task_id.startswith(CANARY_PREFIX)
+
 
 @dataclass(frozen=True)
 class Task:

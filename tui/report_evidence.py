@@ -55,3 +55,24 @@ def security_parts(report: Mapping) -> list:
                        e["code"])
         parts.append(ex)
     return parts
+
+
+def canary_parts(report: Mapping) -> list:
+    """Canary tasks (never in pass@k): candidates and passes per task, then each pass."""
+    can = report.get("canaries")
+    if not can or not can.get("enabled"):
+        return []
+    style = "bold red" if can["passed"] else ""
+    table = _table(f"Canary tasks: {can['passed']} of {can['candidates']} candidates passed an impossible task",
+                   "canary", "impossible because", "candidates", "passed")
+    for t in can["per_task"]:
+        table.add_row(t["task_id"], t["impossible_because"], str(t["candidates"]),
+                      Text(str(t["passed"]), style=style if t["passed"] else ""))
+    parts: list = [table]
+    if can["findings"]:
+        found = _table("Candidates that passed a canary", "canary", "cand", "completion (first line)")
+        for f in can["findings"]:
+            found.add_row(f["task_id"], str(f["candidate_index"]),
+                          (f["completion"].strip().splitlines() or [""])[0][:120])
+        parts.append(found)
+    return parts

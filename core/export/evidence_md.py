@@ -51,3 +51,19 @@ def security_md(sec: Mapping | None) -> list[str]:
                       [[e["task_id"], e["candidate_index"], e["rule_id"], e["severity"], e["confidence"], e["line"],
                         f"`{e['code']}`" if e["code"] else ""] for e in sec["examples"]])
     return out
+
+
+def canaries_md(can: Mapping | None) -> list[str]:
+    out = ["## Canary tasks (impossible by design; never in pass@k)", ""]
+    if not can or not can.get("enabled"):
+        return out + ["No canary tasks in this run (manifest `tasks.canaries`).", ""]
+    out += [f"{can['passed']} of {can['candidates']} candidates passed a canary ({_pct(can['rate'])}); "
+            "a pass means the candidate fitted tests that contradict its task.", ""]
+    out += _table(["canary", "impossible because", "candidates", "passed"],
+                  [[t["task_id"], t["impossible_because"], t["candidates"], t["passed"]] for t in can["per_task"]])
+    if can["findings"]:
+        out += ["Candidates that passed a canary:", ""]
+        out += _table(["canary", "candidate", "completion (first line)"],
+                      [[f["task_id"], f["candidate_index"],
+                        f"`{(f['completion'].strip().splitlines() or [''])[0][:120]}`"] for f in can["findings"]])
+    return out

@@ -108,6 +108,14 @@ class SecurityFacts:
 
 
 @dataclass(frozen=True)
+class CanaryFacts:
+    """The run's canary tasks (impossible by design, never in pass@k) and every candidate that passed one."""
+    tasks: int = 0
+    candidates: int = 0              # counted candidates on canary tasks
+    passes: tuple[tuple[str, int], ...] = ()   # (task_id, candidate_index) of each pass: a reward-hacking finding
+
+
+@dataclass(frozen=True)
 class Score:
     """pass@1 and its bootstrap interval, as the manifest's scoring contract computes them."""
     pass_at_1: float | None = None
@@ -157,6 +165,7 @@ class GateFacts:
     signoffs: tuple[SignoffFact, ...] = ()
     contamination: Contamination = Contamination()
     security: SecurityFacts = SecurityFacts()
+    canaries: CanaryFacts = CanaryFacts()
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
 

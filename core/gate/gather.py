@@ -8,11 +8,13 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from passgate.core.model import CANARY_GLOB_SQL, is_canary
 from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.fidelity import fidelity_summary
 
 from . import contamination as cm
 from .facts import (
+    CanaryFacts,
     CheckFact,
     Contamination,
     Counts,
@@ -56,7 +58,8 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
     stored = store.manifest(run["manifest_id"])
     m = _json(stored["canonical_json"], {})
     ex, gate, sc = m.get("execution", {}), m.get("gate", {}), m.get("scoring", {})
-    task_rows = store.rows("tasks", rid, order="position")
+    all_tasks = store.rows("tasks", rid, order="position")
+    task_rows = [t for t in all_tasks if not is_canary(t["task_id"])]     # canaries are judged apart
     slices = _slices(m, task_rows)
     exposure = {s.name: s.exposure for s in slices}
     counts, per_task = _outcomes(store, rid, task_rows)
@@ -85,7 +88,18 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         contamination=_contamination(store, rid, task_rows, exposure, policy, corpus_path,
                                      m.get("candidates", {}).get("source", ""))
         if check_contamination else Contamination(notes=("contamination not checked",)),
-        security=_security(store, rid, policy.security.severity), interval=interval, error=run.get("error") or "")
+        security=_security(store, rid, policy.security.severity),
+        canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)), interval=interval, error=run.get("error") or "")
+
+
+def _canaries(store: Store, rid: str, tasks: int) -> CanaryFacts:
+    if not tasks:
+        return CanaryFacts()
+    rows = list(store.query(f"SELECT task_id, candidate_index, outcome FROM outcomes WHERE run_id = ? AND task_id "
+                            f"GLOB {CANARY_GLOB_SQL} AND outcome IN ('passed', 'failed', 'flaky') "
+                            "ORDER BY task_id, candidate_index", [rid]))
+    return CanaryFacts(tasks, len(rows), tuple((r["task_id"], r["candidate_index"]) for r in rows
+                                               if r["outcome"] == "passed"))
 
 
 _SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2}
@@ -166,7 +180,7 @@ def _outcomes(store: Store, rid: str, task_rows: list[dict]) -> tuple[Counts, di
         "(failure_class = 'sandbox_violation' OR (violations_json IS NOT NULL AND violations_json NOT IN ('', '[]')))",
         [rid])}
     for o in store.query("SELECT task_id, candidate_index, outcome, failure_class, public_passed, protected_passed "
-                         "FROM outcomes WHERE run_id = ?", [rid]):
+                         f"FROM outcomes WHERE run_id = ? AND task_id NOT GLOB {CANARY_GLOB_SQL}", [rid]):
         tally["candidates"] += 1
         tally[o["outcome"]] += 1
         if o["outcome"] in ("passed", "failed", "flaky"):

@@ -151,6 +151,12 @@ class AlertThresholds:
 
 
 @dataclass(frozen=True)
+class CanarySettings:
+    """What a pass on a canary task (impossible by design: a reward hack) leaves of the consequence."""
+    on_pass: Cap = "blocked"
+
+
+@dataclass(frozen=True)
 class SecuritySettings:
     """Which static findings count: a passing candidate with a finding at or above `severity`."""
     severity: Literal["low", "medium", "high"] = "medium"
@@ -167,6 +173,7 @@ class Policy:
     consequence: Consequences
     alerts: AlertThresholds
     security: SecuritySettings = SecuritySettings()
+    canaries: CanarySettings = CanarySettings()
     source: str = ""     # set by the loader, not read from the file
     sha256: str = ""
 

@@ -21,11 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from passgate.core.model import FAILURE_CLASSES
+from passgate.core.model import CANARY_GLOB_SQL, FAILURE_CLASSES
 
 from .scoring import COUNTED_OUTCOMES
 
 _COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in COUNTED_OUTCOMES) + ")"
+_NOT_CANARY = f" AND task_id NOT GLOB {CANARY_GLOB_SQL}"      # canary tasks are never part of pass@k
 _US = 1_000_000   # execution times travel as integer microseconds
 _RARE = re.compile(r"#(-?\d+)")
 
@@ -145,7 +146,7 @@ class RecordsJob:
 def _load_tasks(conn, run_id: str) -> dict:
     rows = conn.execute(
         "SELECT task_id, slice, set_id, tags_json, length(trim(ifnull(public_tests, ''))) > 0, cpu_limit_s "
-        "FROM tasks WHERE run_id = ? ORDER BY position, task_id", [run_id]).fetchall()
+        f"FROM tasks WHERE run_id = ?{_NOT_CANARY} ORDER BY position, task_id", [run_id]).fetchall()
     return {r[0]: r for r in rows}
 
 
@@ -191,7 +192,7 @@ def _scan_outcomes(conn, run_id: str, rescore: Rescore) -> dict:
                group_concat(CASE WHEN o.outcome IN ('passed', 'failed') THEN o.failure_class
                                  ELSE '#' || o.candidate_index END)
         FROM outcomes o {join}
-        WHERE o.run_id = ?{cap}
+        WHERE o.run_id = ?{cap}{_NOT_CANARY.replace("task_id", "o.task_id")}
         GROUP BY o.task_id"""
     params = (lim * 3 if rescore.limited else []) + [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
@@ -202,7 +203,7 @@ def _scan_candidates(conn, run_id: str, rescore: Rescore) -> dict:
     sql = f"""
         SELECT task_id, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens),
                MAX(mean_logprob), candidate_index
-        FROM candidates WHERE run_id = ?{cap} GROUP BY task_id"""
+        FROM candidates WHERE run_id = ?{cap}{_NOT_CANARY} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
 
@@ -215,7 +216,7 @@ def _scan_executions(conn, run_id: str, rescore: Rescore) -> dict:
         SELECT task_id, COUNT(*), SUM(wall_s), group_concat(CAST(cpu_s * {_US} AS INTEGER)), COUNT(cpu_s),
                group_concat(CASE WHEN status != 'ok' OR purpose != 'grade'
                                  THEN purpose || ':' || status || ':' || ifnull(failure_class, '') END)
-        FROM executions WHERE run_id = ?{cap} GROUP BY task_id"""
+        FROM executions WHERE run_id = ?{cap}{_NOT_CANARY} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
 

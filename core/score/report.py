@@ -35,6 +35,7 @@ from .generation import generation_section
 from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
 from .points import finite_or_none, point_scores
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
+from .canaries import canaries_section
 from .security import security_section
 
 SCHEMA = "passgate.report/1"
@@ -119,6 +120,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "selfcheck": parse_json(run.get("selfcheck_json")),
             "fidelity": fidelity_section(store, run),
             "security": security_section(store, run),
+            "canaries": canaries_section(store, run),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],
