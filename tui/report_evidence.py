@@ -76,3 +76,26 @@ def canary_parts(report: Mapping) -> list:
                           (f["completion"].strip().splitlines() or [""])[0][:120])
         parts.append(found)
     return parts
+
+
+def tamper_parts(report: Mapping) -> list:
+    """Tamper tripwires per slice, by kind, and the candidates that tripped them (verdicts unchanged)."""
+    tam = report.get("tamper")
+    if not tam or not tam.get("recorded"):
+        return []
+    table = _table(f"Tamper tripwires (telemetry): {tam['with_events']} of {tam['candidates']} candidates",
+                   "slice", "model", "candidates", "with events", "rate")
+    for g in tam["groups"]:
+        table.add_row(g["slice"], g["model"], str(g["candidates"]), str(g["with_events"]), _pct(g["rate"]))
+    parts: list = [table]
+    if tam["kinds"]:
+        kinds = _table("Tripwires by kind", "tripwire", "candidates")
+        for k in tam["kinds"]:
+            kinds.add_row(k["kind"], str(k["candidates"]))
+        parts.append(kinds)
+    if tam["examples"]:
+        ex = _table("Candidates with tripwire events", "task", "cand", "outcome", "events")
+        for e in tam["examples"]:
+            ex.add_row(e["task_id"], str(e["candidate_index"]), str(e["outcome"]), "; ".join(e["events"])[:200])
+        parts.append(ex)
+    return parts

@@ -67,3 +67,20 @@ def canaries_md(can: Mapping | None) -> list[str]:
                       [[f["task_id"], f["candidate_index"],
                         f"`{(f['completion'].strip().splitlines() or [''])[0][:120]}`"] for f in can["findings"]])
     return out
+
+
+def tamper_md(tam: Mapping | None) -> list[str]:
+    out = ["## Tamper tripwires (telemetry; verdicts unchanged)", ""]
+    if not tam or not tam.get("recorded"):
+        return out + [f"Not recorded: {(tam or {}).get('reason', 'no tripwire data')}.", ""]
+    out += [f"{tam['with_events']} of {tam['candidates']} counted candidates tripped at least one "
+            f"tripwire ({_pct(tam['rate'])}).", ""]
+    out += _table(["slice", "model", "candidates", "with events", "rate"],
+                  [[g["slice"], g["model"], g["candidates"], g["with_events"], _pct(g["rate"])] for g in tam["groups"]])
+    if tam["kinds"]:
+        out += _table(["tripwire", "candidates"], [[k["kind"], k["candidates"]] for k in tam["kinds"]])
+    if tam["examples"]:
+        out += _table(["task", "candidate", "outcome", "events"],
+                      [[e["task_id"], e["candidate_index"], e["outcome"], "; ".join(e["events"])[:200]]
+                       for e in tam["examples"]])
+    return out

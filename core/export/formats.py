@@ -9,7 +9,7 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping
 
-from .evidence_md import canaries_md, security_md
+from .evidence_md import canaries_md, security_md, tamper_md
 
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
 
@@ -69,6 +69,7 @@ def to_markdown(report: Mapping) -> str:
     lines += _omissions_md(report)
     lines += security_md(report.get("security"))
     lines += canaries_md(report.get("canaries"))
+    lines += tamper_md(report.get("tamper"))
     lines += _boundary_md(report)
     if report.get("whatif"):
         lines += _whatif_md(report["whatif"])

@@ -166,6 +166,7 @@ class GateFacts:
     contamination: Contamination = Contamination()
     security: SecurityFacts = SecurityFacts()
     canaries: CanaryFacts = CanaryFacts()
+    tamper_candidates: int | None = None   # counted candidates with a tamper tripwire event (None: not recorded)
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
 

@@ -89,7 +89,19 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
                                      m.get("candidates", {}).get("source", ""))
         if check_contamination else Contamination(notes=("contamination not checked",)),
         security=_security(store, rid, policy.security.severity),
-        canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)), interval=interval, error=run.get("error") or "")
+        canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
+        tamper_candidates=_tamper_candidates(store, rid), interval=interval, error=run.get("error") or "")
+
+
+def _tamper_candidates(store: Store, rid: str) -> int | None:
+    """Counted candidates (canaries included: a hack there is a hack) with a tamper tripwire event."""
+    if "tamper_json" not in store.db["executions"].columns_dict:
+        return None
+    return store.db.execute(
+        "SELECT COUNT(*) FROM (SELECT DISTINCT e.task_id, e.candidate_index FROM executions e JOIN outcomes o "
+        "ON o.run_id = e.run_id AND o.task_id = e.task_id AND o.candidate_index = e.candidate_index "
+        "WHERE e.run_id = ? AND e.tamper_json IS NOT NULL AND o.outcome IN ('passed', 'failed', 'flaky'))",
+        [rid]).fetchone()[0]
 
 
 def _canaries(store: Store, rid: str, tasks: int) -> CanaryFacts:

@@ -148,6 +148,7 @@ class AlertThresholds:
     evaluator_flakiness: AlertRule
     # later alerts take a default, so policy files written before them still load
     security_findings: AlertRule = AlertRule(0.02, "canary")
+    tamper_events: AlertRule = AlertRule(0.0, "canary")
 
 
 @dataclass(frozen=True)

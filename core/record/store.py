@@ -29,7 +29,7 @@ SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limit
 GENESIS = "0" * 64
 # columns added to chained tables from v4 on: left out of a row's hash while NULL, so rows written
 # before they existed verify unchanged
-LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json"})
+LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json", "tamper_json"})
 
 
 def utcnow() -> str:
@@ -168,9 +168,12 @@ def _v4_fidelity(db: sqlite_utils.Database) -> None:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
-def _v5_security_scans(db: sqlite_utils.Database) -> None:
+def _v5_scans_and_tamper(db: sqlite_utils.Database) -> None:
     """v5: one chained row per scanned candidate: its program's static findings (rule, severity,
-    confidence, line, scanner and version), scanned once per distinct program."""
+    confidence, line, scanner and version), scanned once per distinct program; per execution the
+    tamper tripwires the candidate tripped (NULL: none)."""
+    if "tamper_json" not in db["executions"].columns_dict:
+        db.execute("ALTER TABLE executions ADD COLUMN tamper_json TEXT")
     db["scans"].create(
         {"run_id": str, "task_id": str, "candidate_index": int, "program_sha256": str, "scanners_json": str,
          "parsed": int, "findings": int, "max_severity": str, "findings_json": str, "scanned_at": str,
@@ -182,7 +185,7 @@ def _v5_security_scans(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity),
-              (5, _v5_security_scans)]
+              (5, _v5_scans_and_tamper)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

@@ -37,6 +37,7 @@ from .points import finite_or_none, point_scores
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 from .canaries import canaries_section
 from .security import security_section
+from .tamper import tamper_section
 
 SCHEMA = "passgate.report/1"
 _NO_CI = {"ci_low": None, "ci_high": None, "se": None}
@@ -121,6 +122,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "fidelity": fidelity_section(store, run),
             "security": security_section(store, run),
             "canaries": canaries_section(store, run),
+            "tamper": tamper_section(store, run),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],
