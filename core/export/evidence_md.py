@@ -84,3 +84,19 @@ def tamper_md(tam: Mapping | None) -> list[str]:
                       [[e["task_id"], e["candidate_index"], e["outcome"], "; ".join(e["events"])[:200]]
                        for e in tam["examples"]])
     return out
+
+
+def chained_md(ch: Mapping | None) -> list[str]:
+    if not ch:
+        return []
+    level = int(round(ch["level"] * 100))
+    out = ["## Chained operations: pass rate per chain depth", ""]
+    out += _table(["depth", "tasks", "candidates", "passed", "pass rate", f"{level}% interval"],
+                  [[r["depth"], r["tasks"], r["candidates"], r["passed"], f"{r['pass_rate']:.3f}",
+                    f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"] for r in ch["per_depth"]])
+    d = ch["decay"]
+    if d["factor"] is not None:
+        out += [f"Fitted decay: pass rate = {d['a']:.3f} × {d['factor']:.3f}^(depth − 1); each extra block "
+                f"multiplies the pass rate by {d['factor']:.3f} ({level}% interval [{d['ci_low']:.3f}, "
+                f"{d['ci_high']:.3f}]).", ""]
+    return out

@@ -9,7 +9,7 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping
 
-from .evidence_md import canaries_md, security_md, tamper_md
+from .evidence_md import canaries_md, chained_md, security_md, tamper_md
 
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
 
@@ -70,6 +70,7 @@ def to_markdown(report: Mapping) -> str:
     lines += security_md(report.get("security"))
     lines += canaries_md(report.get("canaries"))
     lines += tamper_md(report.get("tamper"))
+    lines += chained_md(report.get("chained"))
     lines += _boundary_md(report)
     if report.get("whatif"):
         lines += _whatif_md(report["whatif"])

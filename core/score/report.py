@@ -36,6 +36,7 @@ from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
 from .points import finite_or_none, point_scores
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 from .canaries import canaries_section
+from .chained import chained_section
 from .security import security_section
 from .tamper import tamper_section
 
@@ -123,6 +124,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "security": security_section(store, run),
             "canaries": canaries_section(store, run),
             "tamper": tamper_section(store, run),
+            "chained": chained_section(recs, config.interval),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],
