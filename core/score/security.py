@@ -32,14 +32,14 @@ def security_section(store, run: Mapping) -> dict:
     if not head[0]:
         return {"scanned": False, "reason": "no candidate of this run was scanned (scoring.security.scan "
                                             "off, or the run stopped before the scan)"}
-    rows = store.query(f"SELECT t.slice, {_GROUP_SQL} AS grp, {_RANK_SQL} AS rank, COUNT(*) AS n FROM scans s "
+    rows = store.query(f"SELECT t.slice, {_GROUP_SQL} AS grp, {_RANK_SQL} AS sev_rank, COUNT(*) AS n FROM scans s "
                        "JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
                        "AND o.candidate_index = s.candidate_index JOIN tasks t ON t.run_id = s.run_id "
                        "AND t.task_id = s.task_id WHERE s.run_id = ? GROUP BY 1, 2, 3", [rid])
     per_slice: dict[str, dict] = defaultdict(lambda: {"passing": Counter(), "failing": Counter()})
     for r in rows:
         if r["grp"] is not None:
-            per_slice[r["slice"]][r["grp"]][r["rank"]] += r["n"]
+            per_slice[r["slice"]][r["grp"]][r["sev_rank"]] += r["n"]
     total = {"passing": Counter(), "failing": Counter()}
     for counts in per_slice.values():
         for grp in total:
@@ -68,7 +68,7 @@ def _rules_and_examples(store, rid: str) -> dict:
     """Rules by how many candidates they hit (passing ones apart), and the worst passing examples."""
     hits: dict[str, dict] = {}
     examples = []
-    for r in store.query(f"SELECT s.task_id, s.candidate_index, s.findings_json, o.outcome, {_RANK_SQL} AS rank "
+    for r in store.query(f"SELECT s.task_id, s.candidate_index, s.findings_json, o.outcome, {_RANK_SQL} AS sev_rank "
                          "FROM scans s LEFT JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
                          "AND o.candidate_index = s.candidate_index WHERE s.run_id = ? AND s.findings > 0 "
                          "ORDER BY s.task_id, s.candidate_index", [rid]):
@@ -81,7 +81,7 @@ def _rules_and_examples(store, rid: str) -> dict:
             entry["passing"] += r["outcome"] == "passed"
         if r["outcome"] == "passed":
             worst = max(findings, key=lambda f: SEVERITIES.index(f["severity"]))
-            examples.append((-(r["rank"] or 0), r["task_id"], r["candidate_index"], worst))
+            examples.append((-(r["sev_rank"] or 0), r["task_id"], r["candidate_index"], worst))
     examples.sort(key=lambda e: (e[0], e[1], e[2]))
     top = sorted(hits.values(), key=lambda h: (-h["candidates"], h["rule_id"]))[:TOP_RULES]
     return {"top_rules": top, "examples": _with_code(store, rid, examples[:EXAMPLES])}

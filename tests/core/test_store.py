@@ -123,7 +123,7 @@ def test_rows_written_before_v4_still_verify_after_its_columns_are_added(tmp_pat
     s.append("executions", [exec_row("r1", i) for i in range(3)])   # hashed over the v3 columns
     s.close()
     s = Store(path)                                       # migrates: the v4 columns arrive, NULL
-    assert s.schema_version() == 4 and "evidence_json" in s.db["executions"].columns_dict
+    assert s.schema_version() == 5 and "evidence_json" in s.db["executions"].columns_dict
     assert verify_chain(s, "r1") == []
     s.append("executions", [{**exec_row("r1", 3), "classic_status": "passed", "evidence_json": "{}"}])
     assert verify_chain(s, "r1") == []

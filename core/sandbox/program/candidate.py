@@ -58,13 +58,14 @@ def _audit_events():
     scratch = SCRATCH
     own_pid = str(os.getpid())
     busy = [False]
+    getframe = sys._getframe           # bound now: the program may replace sys's attributes
 
     def hook(event, args):
         if NATIVE_WORK[0] or busy[0]:
             return                     # the codec reading a set's table (the stub's own work), or this hook
         busy[0] = True
         try:
-            caller = sys._getframe(1) if event in _FRAME_EVENTS else None
+            caller = getframe(1) if event in _FRAME_EVENTS else None
             trip = _tamper_of(event, args, caller, own_pid)
             if trip is not None:
                 _tamper(*trip)
