@@ -249,8 +249,9 @@ def _probes(report: Mapping) -> list:
 
 
 def _whatif(report: Mapping) -> Table:
+    secure = any("insecure_passes" in w for w in report["whatif"])      # the column only when asked for
     table = _table("What-if (from the record, nothing executed)", "scenario", "k", "value", "run", "change",
-                   "CPU-s", "CPU change", "passes → timeouts", "insecure passes dropped")
+                   "CPU-s", "CPU change", "passes → timeouts", *(("insecure passes dropped",) if secure else ()))
     for w in report["whatif"]:
         for r in w["pass_at_k"]:
             delta = r["delta"]
@@ -258,7 +259,8 @@ def _whatif(report: Mapping) -> Table:
             table.add_row(w["scenario"], str(r["k"]), _p(r["value"]), _p(r["baseline"]),
                           Text("—" if delta is None else f"{delta:+.3f}", style=style),
                           f"{w['cost']['sandbox_cpu_s']:.1f}", f"{w['cost']['delta_cpu_s']:+.1f}",
-                          str(w["timeouts"]["passes_turned_timeouts"]), str(w.get("insecure_passes", "—")))
+                          str(w["timeouts"]["passes_turned_timeouts"]),
+                          *((str(w.get("insecure_passes", "—")),) if secure else ()))
     return table
 
 
