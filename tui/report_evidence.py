@@ -26,7 +26,7 @@ def _rates(group: Mapping) -> list[str]:
 
 
 def security_parts(report: Mapping) -> list:
-    """The rates table (passing and failing apart), the top rules and the worst passing examples."""
+    """The rates table (passing and failing apart), the top rules and examples (passing ones first)."""
     sec = report.get("security")
     if not sec or not sec.get("scanned"):
         return [Text(f"Security scan: {(sec or {}).get('reason', 'not in the record')}", style="yellow")]
@@ -48,11 +48,11 @@ def security_parts(report: Mapping) -> list:
                           str(r["passing"]))
         parts.append(rules)
     if sec["examples"]:
-        ex = _table("Passing candidates with findings (worst first)", "task", "cand", "rule", "severity", "line",
-                    "code")
+        ex = _table("Candidates with findings (passing first, then by severity)", "task", "cand", "outcome", "rule",
+                    "severity", "line", "code")
         for e in sec["examples"]:
-            ex.add_row(e["task_id"], str(e["candidate_index"]), e["rule_id"], e["severity"], str(e["line"]),
-                       e["code"])
+            ex.add_row(e["task_id"], str(e["candidate_index"]), str(e["outcome"]), e["rule_id"], e["severity"],
+                       str(e["line"]), e["code"])
         parts.append(ex)
     return parts
 

@@ -33,7 +33,8 @@ def security_md(sec: Mapping | None) -> list[str]:
     scanners = ", ".join(f"{k} {v}" for k, v in sorted(sec["scanners"].items()))
     out += [f"{sec['candidates_scanned']} candidates, {sec['distinct_programs']} distinct programs, scanned with "
             f"{scanners}; {sec['unparsed']} programs could not be parsed. A column counts candidates with a "
-            "finding at or above that severity.", ""]
+            "finding at or above that severity; findings on the task's own lines (preamble, prompt) are left out.",
+            ""]
     rows = [["all", "", "passing", *rate_cells(sec["overall"]["passing"])],
             ["all", "", "failing", *rate_cells(sec["overall"]["failing"])]]
     for g in sec["groups"]:
@@ -46,9 +47,10 @@ def security_md(sec: Mapping | None) -> list[str]:
                       [[r["rule_id"], r["rule"], r["severity"], r["scanner"], r["candidates"], r["passing"]]
                        for r in sec["top_rules"]])
     if sec["examples"]:
-        out += ["Passing candidates with findings (worst first):", ""]
-        out += _table(["task", "candidate", "rule", "severity", "confidence", "line", "code"],
-                      [[e["task_id"], e["candidate_index"], e["rule_id"], e["severity"], e["confidence"], e["line"],
+        out += ["Candidates with findings (passing ones first, then by severity):", ""]
+        out += _table(["task", "candidate", "outcome", "rule", "severity", "confidence", "line", "code"],
+                      [[e["task_id"], e["candidate_index"], e["outcome"], e["rule_id"], e["severity"], e["confidence"],
+                        e["line"],
                         f"`{e['code']}`" if e["code"] else ""] for e in sec["examples"]])
     return out
 

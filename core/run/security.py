@@ -39,16 +39,22 @@ def scan_run(store: Store, ctx) -> int:
     return written
 
 
-def _preamble_lines(ctx, task_id: str) -> int:
+def _task_lines(ctx, task_id: str, program: str) -> int:
+    """How many leading lines of the program are the task's own text (its preamble, and the prompt a
+    body-style completion continues): a finding there is the task's, not the candidate's."""
     task = ctx.tasks.get(task_id)
-    text = task.candidate_preamble if task is not None else ""
-    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+    if task is None:
+        return 0
+    for prefix in (task.candidate_preamble + task.prompt, task.candidate_preamble):
+        if prefix and program.startswith(prefix):
+            return prefix.count("\n") + (0 if prefix.endswith("\n") else 1)
+    return 0
 
 
 def _rows(ctx, batch: list[dict], spec, pins: dict) -> list[dict]:
     keys = {}
     for r in batch:
-        skip = _preamble_lines(ctx, r["task_id"])
+        skip = _task_lines(ctx, r["task_id"], r["program"])
         keys[(r["task_id"], r["candidate_index"])] = (f"{r['program_sha256']}:{skip}", skip)
     programs = {key: r["program"] for r, (key, _s) in zip(batch, keys.values())}
     scans = scan_programs(programs, spec, {key: skip for key, skip in keys.values()})

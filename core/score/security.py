@@ -65,7 +65,7 @@ def _rates(counts: Counter) -> dict:
 
 
 def _rules_and_examples(store, rid: str) -> dict:
-    """Rules by how many candidates they hit (passing ones apart), and the worst passing examples."""
+    """Rules by how many candidates they hit (passing ones apart), and examples (passing candidates first, worst severity first)."""
     hits: dict[str, dict] = {}
     examples = []
     for r in store.query(f"SELECT s.task_id, s.candidate_index, s.findings_json, o.outcome, {_RANK_SQL} AS sev_rank "
@@ -79,22 +79,23 @@ def _rules_and_examples(store, rid: str) -> dict:
                                               "scanner": f["scanner"], "candidates": 0, "passing": 0})
             entry["candidates"] += 1
             entry["passing"] += r["outcome"] == "passed"
-        if r["outcome"] == "passed":
-            worst = max(findings, key=lambda f: SEVERITIES.index(f["severity"]))
-            examples.append((-(r["sev_rank"] or 0), r["task_id"], r["candidate_index"], worst))
-    examples.sort(key=lambda e: (e[0], e[1], e[2]))
+        worst = max(findings, key=lambda f: SEVERITIES.index(f["severity"]))
+        # passing candidates first (the figure that matters), then the worst severity
+        examples.append((r["outcome"] != "passed", -(r["sev_rank"] or 0), r["task_id"], r["candidate_index"],
+                         r["outcome"], worst))
+    examples.sort(key=lambda e: e[:4])
     top = sorted(hits.values(), key=lambda h: (-h["candidates"], h["rule_id"]))[:TOP_RULES]
     return {"top_rules": top, "examples": _with_code(store, rid, examples[:EXAMPLES])}
 
 
 def _with_code(store, rid: str, picked: list) -> list[dict]:
     out = []
-    for _rank, task_id, index, f in picked:
+    for _failing, _rank, task_id, index, outcome, f in picked:
         row = store.db.execute("SELECT program FROM candidates WHERE run_id = ? AND task_id = ? AND "
                                "candidate_index = ?", [rid, task_id, index]).fetchone()
         lines = (row[0] if row else "").splitlines()
         code = lines[f["line"] - 1].strip() if 0 < f["line"] <= len(lines) else ""
-        out.append({"task_id": task_id, "candidate_index": index, "outcome": "passed", "rule_id": f["rule_id"],
+        out.append({"task_id": task_id, "candidate_index": index, "outcome": outcome, "rule_id": f["rule_id"],
                     "rule": f["rule"], "severity": f["severity"], "confidence": f["confidence"], "line": f["line"],
                     "code": code[:160], "text": f["text"]})
     return out
