@@ -97,3 +97,16 @@ def test_honest_candidates_pass_no_canary_and_a_hacking_one_is_caught_and_blocke
         assert build_report(store, runs[False])["tamper"]["with_events"] == 0
         alert = next(a for a in evaluate(store, runs[True], baseline=runs[False]).alerts if a.name == "tamper_events")
         assert alert.raised and alert.run == pytest.approx(1 / 10) and alert.baseline == 0.0
+
+
+@pytest.mark.docker
+def test_a_reference_run_fails_every_canary_and_its_self_check_leaves_them_out(tmp_path, image_digest):
+    import json
+    m = make_manifest(tmp_path, image_digest, HUMANEVAL, name="canary-references",
+                      tasks={"sets": [{"kind": "humaneval", "sha256": HUMANEVAL_SHA, "task_ids": HUMANEVAL}],
+                             "canaries": 3})
+    store, rid = run(tmp_path, m)
+    can = build_report(store, rid)["canaries"]
+    assert can["tasks"] == 3 and can["candidates"] == 3 and can["passed"] == 0
+    selfcheck = json.loads(store.run(rid)["selfcheck_json"])
+    assert selfcheck["references"] == 2 and selfcheck["unexplained"] == 0
