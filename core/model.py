@@ -41,6 +41,14 @@ def is_canary(task_id: str) -> bool:
     return task_id.startswith(CANARY_PREFIX)
 
 
+def depth_of(tags) -> int | None:
+    """A chained task's depth from its `depth:D` tag (core/tasks/chained.py), else None."""
+    for tag in tags or ():
+        if isinstance(tag, str) and tag.startswith("depth:") and tag[6:].isdigit():
+            return int(tag[6:])
+    return None
+
+
 @dataclass(frozen=True)
 class Task:
     """One benchmark problem with its tests split into what the model saw and what it did not.

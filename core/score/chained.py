@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from passgate.core.tasks.chained import depth_of
+from passgate.core.model import depth_of
 
 _GRID = np.linspace(0.005, 1.5, 300)        # candidate decay factors
 

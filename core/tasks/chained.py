@@ -13,6 +13,7 @@ import json
 import random
 import string
 
+
 # (instruction, one line of Python on `s`): the 13 building blocks
 BLOCKS = (
     ("convert the string to lowercase", "s = s.lower()"),
@@ -71,11 +72,3 @@ def generate(seed: int, max_depth: int, per_depth: int) -> list[dict]:
 def dumps(tasks: list[dict]) -> str:
     """The JSONL text written out (stable key order, so the file's sha256 is the generator's)."""
     return "".join(json.dumps(t, sort_keys=True) + "\n" for t in tasks)
-
-
-def depth_of(tags) -> int | None:
-    """A task's chain depth from its `depth:D` tag."""
-    for tag in tags or ():
-        if isinstance(tag, str) and tag.startswith("depth:") and tag[6:].isdigit():
-            return int(tag[6:])
-    return None

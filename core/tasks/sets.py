@@ -110,7 +110,7 @@ def _load(kind: str, path: Path, text: str, slice_name: str | None, split: str |
 
 def _load_chained(path: Path, text: str, slice_name: str | None, exposure: str | None) -> tuple[list[Task], list[str]]:
     """A generated chained set: product format whose every task names its depth."""
-    from .chained import depth_of
+    from passgate.core.model import depth_of
     tasks, notes = tasks_product.load(path, text, slice_name or "chained", exposure or "public")
     for line, task in enumerate(tasks, 1):
         if depth_of(task.tags) is None:
