@@ -303,7 +303,19 @@ def render_comparison(comp: Mapping) -> Group:
         for r in ch[direction][:LIST_LIMIT]:
             moved.add_row(direction.replace("_", " "), r["task_id"], r["baseline"], r["candidate"])
     counts = Text(", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ch["counts"].items()))
-    return Group(head, table, slices, moved, counts)
+    return Group(head, table, slices, moved, counts, *_chained_comparison(comp.get("chained")))
+
+
+def _chained_comparison(chained: Mapping | None) -> list:
+    if not chained:
+        return []
+    table = _table("Chained operations: pass rate per depth", "depth", "baseline", "candidate", "difference")
+    for r in chained["per_depth"]:
+        table.add_row(str(r["depth"]), _p(r["baseline"]), _p(r["candidate"]),
+                      "—" if r["difference"] is None else f"{r['difference']:+.3f}")
+    factor = {side: (d or {}).get("factor") for side, d in chained["decay"].items()}
+    return [table, Text(f"decay factor per extra block: baseline {_p(factor['baseline'])}, "
+                        f"candidate {_p(factor['candidate'])}")]
 
 
 def print_comparison(comp: Mapping, console: Console | None = None) -> None:

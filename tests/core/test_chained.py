@@ -109,3 +109,8 @@ def test_a_reference_run_passes_every_depth_and_a_forgetful_model_decays(tmp_pat
     assert rates[0] > rates[-1] and ch["decay"]["factor"] < 0.95
     assert "Chained operations: pass rate per chain depth" in to_markdown(report)
     assert any(p.name == "chained.svg" for p in write_svgs(report, tmp_path / "svg"))
+    from passgate.core.score.compare import build_comparison
+    comp = build_comparison(store, ref, gen)["chained"]
+    assert [r["baseline"] for r in comp["per_depth"]] == [1.0] * 4
+    assert comp["per_depth"][-1]["difference"] == pytest.approx(rates[-1] - 1.0)
+    assert comp["decay"]["candidate"]["factor"] == ch["decay"]["factor"]
