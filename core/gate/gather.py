@@ -11,6 +11,7 @@ from pathlib import Path
 from passgate.core.model import CANARY_GLOB_SQL, is_canary
 from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.fidelity import fidelity_summary
+from passgate.core.score.security import SEVERITIES, SEVERITY_RANK_SQL
 
 from . import contamination as cm
 from .facts import (
@@ -114,15 +115,11 @@ def _canaries(store: Store, rid: str, tasks: int) -> CanaryFacts:
                                                if r["outcome"] == "passed"))
 
 
-_SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2}
-
-
 def _security(store: Store, rid: str, severity: str) -> SecurityFacts:
     """Passing and failing scanned candidates, and how many carry a finding at or above `severity`."""
     if "scans" not in store.db.table_names() or not store.count("scans", rid):
         return SecurityFacts(severity=severity)
-    floor = _SEVERITY_RANK[severity]
-    rank = "CASE s.max_severity WHEN 'high' THEN 2 WHEN 'medium' THEN 1 WHEN 'low' THEN 0 ELSE -1 END"
+    floor, rank = SEVERITIES.index(severity), SEVERITY_RANK_SQL
     row = store.db.execute(
         f"SELECT SUM(o.outcome = 'passed'), SUM(o.outcome = 'passed' AND {rank} >= ?), "
         f"SUM(o.outcome IN ('failed', 'flaky')), SUM(o.outcome IN ('failed', 'flaky') AND {rank} >= ?) "

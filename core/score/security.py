@@ -15,7 +15,8 @@ from typing import Mapping
 import numpy as np
 
 SEVERITIES = ("low", "medium", "high")
-_RANK_SQL = "CASE s.max_severity WHEN 'high' THEN 2 WHEN 'medium' THEN 1 WHEN 'low' THEN 0 END"
+# a scans row's worst severity as 0 / 1 / 2 (NULL: no finding), for rows aliased `s`
+SEVERITY_RANK_SQL = "CASE s.max_severity WHEN 'high' THEN 2 WHEN 'medium' THEN 1 WHEN 'low' THEN 0 END"
 _GROUP_SQL = ("CASE WHEN o.outcome = 'passed' THEN 'passing' WHEN o.outcome IN ('failed', 'flaky') "
               "THEN 'failing' END")
 EXAMPLES = 10
@@ -32,7 +33,7 @@ def security_section(store, run: Mapping) -> dict:
     if not head[0]:
         return {"scanned": False, "reason": "no candidate of this run was scanned (scoring.security.scan "
                                             "off, or the run stopped before the scan)"}
-    rows = store.query(f"SELECT t.slice, {_GROUP_SQL} AS grp, {_RANK_SQL} AS sev_rank, COUNT(*) AS n FROM scans s "
+    rows = store.query(f"SELECT t.slice, {_GROUP_SQL} AS grp, {SEVERITY_RANK_SQL} AS sev_rank, COUNT(*) AS n FROM scans s "
                        "JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
                        "AND o.candidate_index = s.candidate_index JOIN tasks t ON t.run_id = s.run_id "
                        "AND t.task_id = s.task_id WHERE s.run_id = ? GROUP BY 1, 2, 3", [rid])
@@ -68,7 +69,7 @@ def _rules_and_examples(store, rid: str) -> dict:
     """Rules by how many candidates they hit (passing ones apart), and examples (passing candidates first, worst severity first)."""
     hits: dict[str, dict] = {}
     examples = []
-    for r in store.query(f"SELECT s.task_id, s.candidate_index, s.findings_json, o.outcome, {_RANK_SQL} AS sev_rank "
+    for r in store.query(f"SELECT s.task_id, s.candidate_index, s.findings_json, o.outcome, {SEVERITY_RANK_SQL} AS sev_rank "
                          "FROM scans s LEFT JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
                          "AND o.candidate_index = s.candidate_index WHERE s.run_id = ? AND s.findings > 0 "
                          "ORDER BY s.task_id, s.candidate_index", [rid]):
@@ -110,7 +111,7 @@ def insecure_passes(conn, run_id: str, severity: str, ids: list, limit_sql: tupl
     where += " AND o.candidate_index < ?" if cap is not None else ""
     sql = (f"SELECT o.task_id, SUM(o.protected_passed = 1 AND o.outcome = 'passed'), SUM(o.public_passed = 1) "
            f"FROM outcomes o {join} JOIN scans s ON s.run_id = o.run_id AND s.task_id = o.task_id "
-           f"AND s.candidate_index = o.candidate_index WHERE o.run_id = ? AND {_RANK_SQL} >= ? "
+           f"AND s.candidate_index = o.candidate_index WHERE o.run_id = ? AND {SEVERITY_RANK_SQL} >= ? "
            f"AND o.outcome IN ('passed', 'failed', 'flaky'){where} GROUP BY o.task_id")
     params = [run_id, rank] + lim + ([cap] if cap is not None else [])
     found = {r[0]: (r[1] or 0, r[2] or 0) for r in conn.execute(sql, params)}
