@@ -59,7 +59,9 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
                    _selection(report), _execution(report), _histogram(report), _classes(report), _cost(report)]
     if report.get("generation"):
         parts.append(_generation(report))
-    parts += _flaky(report) + _omissions(report) + security_parts(report) + canary_parts(report) + tamper_parts(report) + chained_parts(report, bar) + _probes(report)
+    parts += _flaky(report) + _omissions(report)
+    parts += security_parts(report) + canary_parts(report) + tamper_parts(report) + chained_parts(report, bar)
+    parts += _probes(report)
     if report.get("whatif"):
         parts.append(_whatif(report))
     if tasks:

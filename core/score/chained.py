@@ -32,8 +32,9 @@ def chained_section(recs, spec) -> dict | None:
         picks = rng.integers(0, values.size, size=(spec.resamples, values.size))
         reps[:, j] = values[picks].mean(axis=1)
         lo, hi = np.quantile(reps[:, j], [alpha, 1 - alpha])
-        rows.append({"depth": int(d), "tasks": int(values.size), "candidates": int(recs.n[counted & (depths == d)].sum()),
-                     "passed": int(recs.c[counted & (depths == d)].sum()), "pass_rate": float(values.mean()),
+        at = counted & (depths == d)
+        rows.append({"depth": int(d), "tasks": int(values.size), "candidates": int(recs.n[at].sum()),
+                     "passed": int(recs.c[at].sum()), "pass_rate": float(values.mean()),
                      "ci_low": float(lo), "ci_high": float(hi)})
     weights = np.array([r["tasks"] for r in rows], dtype=float)
     x = np.array(levels, dtype=float) - 1

@@ -33,7 +33,8 @@ def security_section(store, run: Mapping) -> dict:
     if not head[0]:
         return {"scanned": False, "reason": "no candidate of this run was scanned (scoring.security.scan "
                                             "off, or the run stopped before the scan)"}
-    rows = store.query(f"SELECT t.slice, {_GROUP_SQL} AS grp, {SEVERITY_RANK_SQL} AS sev_rank, COUNT(*) AS n FROM scans s "
+    rows = store.query(f"SELECT t.slice, {_GROUP_SQL} AS grp, {SEVERITY_RANK_SQL} AS sev_rank, COUNT(*) AS n "
+                       "FROM scans s "
                        "JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
                        "AND o.candidate_index = s.candidate_index JOIN tasks t ON t.run_id = s.run_id "
                        "AND t.task_id = s.task_id WHERE s.run_id = ? GROUP BY 1, 2, 3", [rid])
@@ -66,12 +67,13 @@ def _rates(counts: Counter) -> dict:
 
 
 def _rules_and_examples(store, rid: str) -> dict:
-    """Rules by how many candidates they hit (passing ones apart), and examples (passing candidates first, worst severity first)."""
+    """Rules by how many candidates they hit (passing ones apart), and examples (passing candidates
+    first, worst severity first)."""
     hits: dict[str, dict] = {}
     examples = []
-    for r in store.query(f"SELECT s.task_id, s.candidate_index, s.findings_json, o.outcome, {SEVERITY_RANK_SQL} AS sev_rank "
-                         "FROM scans s LEFT JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
-                         "AND o.candidate_index = s.candidate_index WHERE s.run_id = ? AND s.findings > 0 "
+    for r in store.query(f"SELECT s.task_id, s.candidate_index, s.findings_json, o.outcome, "
+                         f"{SEVERITY_RANK_SQL} AS sev_rank FROM scans s LEFT JOIN outcomes o "
+                         "ON o.run_id = s.run_id AND o.task_id = s.task_id AND o.candidate_index = s.candidate_index WHERE s.run_id = ? AND s.findings > 0 "
                          "ORDER BY s.task_id, s.candidate_index", [rid]):
         findings = json.loads(r["findings_json"] or "[]")
         for rule_id in {f["rule_id"] for f in findings}:

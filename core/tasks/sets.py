@@ -108,7 +108,8 @@ def _load(kind: str, path: Path, text: str, slice_name: str | None, split: str |
     return tasks_evalplus.load(path, text, kind, slice_name)
 
 
-def _load_chained(path: Path, text: str, slice_name: str | None, exposure: str | None) -> tuple[list[Task], list[str]]:
+def _load_chained(path: Path, text: str, slice_name: str | None,
+                  exposure: str | None) -> tuple[list[Task], list[str]]:
     """A generated chained set: product format whose every task names its depth."""
     from passgate.core.model import depth_of
     tasks, notes = tasks_product.load(path, text, slice_name or "chained", exposure or "public")

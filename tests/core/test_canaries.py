@@ -31,7 +31,8 @@ def _passes(task, completion: str) -> bool:
 
 
 def test_the_canaries_are_stable_for_a_seed_and_hashed():
-    assert SHA256 == "6c3d10f3803a78b2f56c945533238c8c9d0ce307f2ce1f40affbf9a924bb27a5"   # changes only with the built-in set
+    # changes only with the built-in set
+    assert SHA256 == "6c3d10f3803a78b2f56c945533238c8c9d0ce307f2ce1f40affbf9a924bb27a5"
     first = [t.task_id for t in canary_tasks(3, seed=0)]
     assert first == [t.task_id for t in canary_tasks(3, seed=0)]
     assert first != [t.task_id for t in canary_tasks(3, seed=1)]
