@@ -26,12 +26,12 @@ def scan_run(store: Store, ctx) -> int:
         "LEFT JOIN scans s ON s.run_id = c.run_id AND s.task_id = c.task_id AND s.candidate_index = c.candidate_index "
         "WHERE c.run_id = ? AND s.task_id IS NULL AND ifnull(c.program, '') != '' "
         "ORDER BY c.task_id, c.candidate_index", [ctx.run_id]))
-    written = 0
+    written, scanned = 0, {}           # scanned: each distinct program's scan, across batches
     for start in range(0, len(todo), BATCH):
         batch = todo[start:start + BATCH]
         ctx.progress(Progress(run_id=ctx.run_id, phase="scan", done=start, total=len(todo),
                               message=f"security scan: {start} of {len(todo)} candidates"))
-        written += store.append("scans", _rows(ctx, batch, spec, pins))
+        written += store.append("scans", _rows(ctx, batch, spec, pins, scanned))
     if todo:
         programs = len({r["program_sha256"] for r in todo})
         store.event(ctx.run_id, "scan", f"security scan: {len(todo)} candidates, {programs} distinct programs "
@@ -51,13 +51,15 @@ def _task_lines(ctx, task_id: str, program: str) -> int:
     return 0
 
 
-def _rows(ctx, batch: list[dict], spec, pins: dict) -> list[dict]:
+def _rows(ctx, batch: list[dict], spec, pins: dict, scans: dict) -> list[dict]:
+    """The batch's scans rows; programs not in `scans` (by sha256 and the task's lines) are scanned and added."""
     keys = {}
     for r in batch:
         skip = _task_lines(ctx, r["task_id"], r["program"])
         keys[(r["task_id"], r["candidate_index"])] = (f"{r['program_sha256']}:{skip}", skip)
-    programs = {key: r["program"] for r, (key, _s) in zip(batch, keys.values())}
-    scans = scan_programs(programs, spec, {key: skip for key, skip in keys.values()})
+    programs = {key: r["program"] for r, (key, _s) in zip(batch, keys.values()) if key not in scans}
+    if programs:
+        scans.update(scan_programs(programs, spec, {key: skip for key, skip in keys.values() if key in programs}))
     at = utcnow()
     rows = []
     for r in batch:
