@@ -99,3 +99,27 @@ def test_the_insecure_choice_slice_passes_both_answers_and_the_scan_tells_them_a
     alert = next(a for a in verdict.alerts if a.name == "security_findings")
     assert alert.raised and alert.run == 0.8 and alert.baseline == 0.0 and alert.cap == "canary"
     assert verdict.consequence != "release"
+
+
+def test_the_run_scan_scans_each_distinct_program_once_and_a_resumed_run_scans_nothing_again(tmp_path, monkeypatch):
+    import hashlib
+    from types import SimpleNamespace
+
+    from passgate.core.manifest import ScoringContract
+    from passgate.core.run import security
+    store = Store(tmp_path / "s.db")
+    same = "import hashlib\n\n\ndef f(x):\n    return hashlib.md5(x).hexdigest()\n"
+    programs = [same, same, "def f(x):\n    return x\n"]
+    store.append("candidates", [{"run_id": "r1", "task_id": "T/0", "candidate_index": i, "program": p,
+                                 "program_sha256": hashlib.sha256(p.encode()).hexdigest()}
+                                for i, p in enumerate(programs)])
+    scanned = []
+    real = security.scan_programs
+    monkeypatch.setattr(security, "scan_programs", lambda progs, *a: scanned.extend(progs) or real(progs, *a))
+    monkeypatch.setattr(security, "BATCH", 1)             # the two copies land in different batches
+    ctx = SimpleNamespace(run_id="r1", manifest=SimpleNamespace(scoring=ScoringContract()), tasks={},
+                          progress=lambda _p: None)
+    assert security.scan_run(store, ctx) == 3 and len(scanned) == 2
+    rows = {r["candidate_index"]: r for r in store.rows("scans", "r1")}
+    assert rows[0]["max_severity"] == rows[1]["max_severity"] == "high" and rows[2]["findings"] == 0
+    assert security.scan_run(store, ctx) == 0 and len(scanned) == 2
