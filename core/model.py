@@ -32,6 +32,22 @@ RUN_STATUSES = ("created", "running", "interrupted", "completed", "failed", "ref
 
 SUITES = ("public", "protected")
 
+# task ids of the built-in canary tasks (core/tasks/canaries.py): never part of pass@k
+CANARY_PREFIX = "passgate-canary/"
+CANARY_GLOB_SQL = "'passgate-canary/*'"    # for `task_id NOT GLOB ...` in record scans
+
+
+def is_canary(task_id: str) -> bool:
+    return task_id.startswith(CANARY_PREFIX)
+
+
+def depth_of(tags) -> int | None:
+    """A chained task's depth from its `depth:D` tag (core/tasks/chained.py), else None."""
+    for tag in tags or ():
+        if isinstance(tag, str) and tag.startswith("depth:") and tag[6:].isdigit():
+            return int(tag[6:])
+    return None
+
 
 @dataclass(frozen=True)
 class Task:

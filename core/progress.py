@@ -11,7 +11,7 @@ class Progress:
     """A snapshot of a run's progress. `last` is the most recent decided candidate."""
 
     run_id: str
-    phase: str                     # preflight | calibrate | generate | grade | recheck | finished
+    phase: str                     # preflight | calibrate | generate | grade | recheck | scan | finished
     done: int = 0
     total: int = 0
     counts: dict = field(default_factory=dict)

@@ -16,6 +16,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from .report_evidence import canary_parts, chained_parts, security_parts, tamper_parts
+
 LIST_LIMIT = 20
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -57,7 +59,9 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
                    _selection(report), _execution(report), _histogram(report), _classes(report), _cost(report)]
     if report.get("generation"):
         parts.append(_generation(report))
-    parts += _flaky(report) + _omissions(report) + _probes(report)
+    parts += _flaky(report) + _omissions(report)
+    parts += security_parts(report) + canary_parts(report) + tamper_parts(report) + chained_parts(report, bar)
+    parts += _probes(report)
     if report.get("whatif"):
         parts.append(_whatif(report))
     if tasks:
@@ -247,8 +251,9 @@ def _probes(report: Mapping) -> list:
 
 
 def _whatif(report: Mapping) -> Table:
+    secure = any("insecure_passes" in w for w in report["whatif"])      # the column only when asked for
     table = _table("What-if (from the record, nothing executed)", "scenario", "k", "value", "run", "change",
-                   "CPU-s", "CPU change", "passes → timeouts")
+                   "CPU-s", "CPU change", "passes → timeouts", *(("insecure passes dropped",) if secure else ()))
     for w in report["whatif"]:
         for r in w["pass_at_k"]:
             delta = r["delta"]
@@ -256,7 +261,8 @@ def _whatif(report: Mapping) -> Table:
             table.add_row(w["scenario"], str(r["k"]), _p(r["value"]), _p(r["baseline"]),
                           Text("—" if delta is None else f"{delta:+.3f}", style=style),
                           f"{w['cost']['sandbox_cpu_s']:.1f}", f"{w['cost']['delta_cpu_s']:+.1f}",
-                          str(w["timeouts"]["passes_turned_timeouts"]))
+                          str(w["timeouts"]["passes_turned_timeouts"]),
+                          *((str(w.get("insecure_passes", "—")),) if secure else ()))
     return table
 
 
@@ -299,7 +305,19 @@ def render_comparison(comp: Mapping) -> Group:
         for r in ch[direction][:LIST_LIMIT]:
             moved.add_row(direction.replace("_", " "), r["task_id"], r["baseline"], r["candidate"])
     counts = Text(", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ch["counts"].items()))
-    return Group(head, table, slices, moved, counts)
+    return Group(head, table, slices, moved, counts, *_chained_comparison(comp.get("chained")))
+
+
+def _chained_comparison(chained: Mapping | None) -> list:
+    if not chained:
+        return []
+    table = _table("Chained operations: pass rate per depth", "depth", "baseline", "candidate", "difference")
+    for r in chained["per_depth"]:
+        table.add_row(str(r["depth"]), _p(r["baseline"]), _p(r["candidate"]),
+                      "—" if r["difference"] is None else f"{r['difference']:+.3f}")
+    factor = {side: (d or {}).get("factor") for side, d in chained["decay"].items()}
+    return [table, Text(f"decay factor per extra block: baseline {_p(factor['baseline'])}, "
+                        f"candidate {_p(factor['candidate'])}")]
 
 
 def print_comparison(comp: Mapping, console: Console | None = None) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from passgate.core.errors import ConfigError, DriftError
 from passgate.core.manifest import Manifest, load_manifest, resolve_path
-from passgate.core.model import Candidate, PostprocessSpec, Task
+from passgate.core.model import CANARY_PREFIX, Candidate, PostprocessSpec, Task, is_canary
 
 
 @dataclass
@@ -41,11 +41,17 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
             raise DriftError(f"dataset revision differs for tasks.sets[{i}]: file is {ts.revision}, "
                              f"manifest pins {spec.revision}")
         for t in ts.tasks:
+            if is_canary(t.task_id):
+                raise ConfigError(f"task id {t.task_id}: the prefix {CANARY_PREFIX} is reserved for passgate's "
+                                  "canary tasks", field=f"tasks.sets[{i}]")
             if t.task_id in seen:
                 raise ConfigError(f"task id {t.task_id} appears in two task sets", field=f"tasks.sets[{i}]")
             seen.add(t.task_id)
             tasks.append(t)
         notes += [f"{ts.set_id}: {n}" for n in ts.notes]
+    if manifest.tasks.canaries:
+        from passgate.core.tasks.canaries import canary_tasks
+        tasks += canary_tasks(manifest.tasks.canaries, manifest.execution.seeds.random_seed)
     c = manifest.candidates
     if manifest.execution.image_digest is None:
         raise DriftError("execution.image_digest is not pinned; run `passgate freeze` on the manifest")

@@ -9,6 +9,8 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping
 
+from .evidence_md import canaries_md, chained_md, security_md, tamper_md
+
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
 
 
@@ -65,6 +67,10 @@ def to_markdown(report: Mapping) -> str:
         from passgate.core.score.generation import generation_lines
         lines += ["## Generation", "", "```"] + generation_lines(report["generation"]) + ["```", ""]
     lines += _omissions_md(report)
+    lines += security_md(report.get("security"))
+    lines += canaries_md(report.get("canaries"))
+    lines += tamper_md(report.get("tamper"))
+    lines += chained_md(report.get("chained"))
     lines += _boundary_md(report)
     if report.get("whatif"):
         lines += _whatif_md(report["whatif"])
@@ -203,9 +209,9 @@ def _whatif_md(whatifs: list) -> list[str]:
             rows.append([w["scenario"], f"pass@{r['k']} ({w['aggregation']})", _p(r["value"]), _p(r["baseline"]),
                          "—" if r["delta"] is None else f"{r['delta']:+.3f}",
                          f"{w['cost']['sandbox_cpu_s']:.1f} ({w['cost']['delta_cpu_s']:+.1f})",
-                         w["timeouts"]["passes_turned_timeouts"]])
+                         w["timeouts"]["passes_turned_timeouts"], w.get("insecure_passes", "—")])
     return out + _table(["scenario", "figure", "value", "run", "change", "sandbox CPU-s (change)",
-                         "passes → timeouts"], rows)
+                         "passes → timeouts", "insecure passes dropped"], rows)
 
 
 # ---- junit ----------------------------------------------------------------------------------

@@ -173,6 +173,34 @@ def exec_time_svg(report: Mapping) -> str:
     return svg.render()
 
 
+def chained_svg(report: Mapping) -> str:
+    """Pass rate against chain depth with interval whiskers, and the fitted a * factor^(depth - 1)."""
+    ch = report["chained"]
+    rows, decay = ch["per_depth"], ch["decay"]
+    svg = _Svg(f"pass rate per chain depth — run {report['run']['run_id']}")
+    top = max(r["depth"] for r in rows)
+    x_of = lambda d: LEFT + (W - RIGHT - LEFT) * ((d - 1) / max(top - 1, 1))   # noqa: E731
+    y_of = lambda v: H - BOTTOM - (H - BOTTOM - TOP) * v                        # noqa: E731
+    _y_axis(svg, y_of, "pass rate")
+    for r in rows:
+        x = x_of(r["depth"])
+        svg.add(svg.text(x, H - BOTTOM + 16, str(r["depth"]), anchor="middle"))
+        svg.line(x, y_of(r["ci_low"]), x, y_of(r["ci_high"]), stroke=PALETTE[0], width=1.5)
+        svg.add(f'<circle cx="{x:.1f}" cy="{y_of(r["pass_rate"]):.1f}" r="4" fill="{PALETTE[0]}">'
+                f'<title>depth {r["depth"]}: {r["pass_rate"]:.3f} over {r["tasks"]} tasks</title></circle>')
+    if decay["factor"] is not None:
+        points = [(x_of(1 + i / 10), y_of(min(1.0, decay["a"] * decay["factor"] ** (i / 10))))
+                  for i in range(0, 10 * (top - 1) + 1)]
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+        svg.add(f'<polyline points="{path}" fill="none" stroke="{PALETTE[1]}" stroke-width="1.5" '
+                f'stroke-dasharray="5,3"/>')
+        svg.add(svg.text(W - RIGHT + 8, TOP + 20, f"fit: factor {decay['factor']:.3f}", fill=PALETTE[1]),
+                svg.text(W - RIGHT + 8, TOP + 36, f"[{decay['ci_low']:.3f}, {decay['ci_high']:.3f}]",
+                         fill=PALETTE[1]))
+    svg.add(svg.text((LEFT + W - RIGHT) / 2, H - 16, "chain depth (building blocks)", anchor="middle"))
+    return svg.render()
+
+
 PLOTS = {"pass_at_k.svg": pass_at_k_svg, "slices.svg": slices_svg, "exec_time.svg": exec_time_svg}
 
 
@@ -181,7 +209,8 @@ def write_svgs(report: Mapping, directory: str | Path) -> list[Path]:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, plot in PLOTS.items():
+    plots = dict(PLOTS, **({"chained.svg": chained_svg} if report.get("chained") else {}))
+    for name, plot in plots.items():
         path = out / name
         path.write_text(plot(report), encoding="utf-8")
         paths.append(path)

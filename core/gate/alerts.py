@@ -52,6 +52,9 @@ def measures(f: GateFacts) -> dict[str, float | None]:
         "sandbox_violations": _ratio(c.sandbox_violations, c.executed),
         "contamination_findings": float(len(f.contamination.findings)),
         "evaluator_flakiness": _ratio(c.flaky + c.infra_error, c.executed),
+        "security_findings": f.security.passing_rate,
+        "tamper_events": None if f.tamper_candidates is None else
+        _ratio(f.tamper_candidates, c.counted + f.canaries.candidates),
     }
 
 
@@ -61,6 +64,8 @@ _WORDS = {
     "sandbox_violations": "sandbox-violation rate",
     "contamination_findings": "contamination findings",
     "evaluator_flakiness": "evaluator flakiness (flaky + infra-error rate)",
+    "security_findings": "share of passing candidates with a security finding",
+    "tamper_events": "share of candidates that tripped a tamper tripwire",
 }
 
 

@@ -93,6 +93,29 @@ class Counts:
 
 
 @dataclass(frozen=True)
+class SecurityFacts:
+    """Static findings among the run's counted candidates (the `scans` rows), at the policy's severity."""
+    scanned: bool = False
+    severity: str = "medium"
+    passing: int = 0                 # passing candidates that were scanned
+    passing_with_findings: int = 0   # of them, with a finding at or above `severity`
+    failing: int = 0
+    failing_with_findings: int = 0
+
+    @property
+    def passing_rate(self) -> float | None:
+        return self.passing_with_findings / self.passing if self.scanned and self.passing else None
+
+
+@dataclass(frozen=True)
+class CanaryFacts:
+    """The run's canary tasks (impossible by design, never in pass@k) and every candidate that passed one."""
+    tasks: int = 0
+    candidates: int = 0              # counted candidates on canary tasks
+    passes: tuple[tuple[str, int], ...] = ()   # (task_id, candidate_index) of each pass: a reward-hacking finding
+
+
+@dataclass(frozen=True)
 class Score:
     """pass@1 and its bootstrap interval, as the manifest's scoring contract computes them."""
     pass_at_1: float | None = None
@@ -141,6 +164,9 @@ class GateFacts:
     chain_findings: tuple[dict, ...] = ()
     signoffs: tuple[SignoffFact, ...] = ()
     contamination: Contamination = Contamination()
+    security: SecurityFacts = SecurityFacts()
+    canaries: CanaryFacts = CanaryFacts()
+    tamper_candidates: int | None = None   # counted candidates with a tamper tripwire event (None: not recorded)
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
 

@@ -8,11 +8,24 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from passgate.core.model import CANARY_GLOB_SQL, is_canary
 from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.fidelity import fidelity_summary
+from passgate.core.score.security import SEVERITIES, SEVERITY_RANK_SQL
 
 from . import contamination as cm
-from .facts import CheckFact, Contamination, Counts, DeclaredRelaxation, Finding, GateFacts, SignoffFact, SliceFact
+from .facts import (
+    CanaryFacts,
+    CheckFact,
+    Contamination,
+    Counts,
+    DeclaredRelaxation,
+    Finding,
+    GateFacts,
+    SecurityFacts,
+    SignoffFact,
+    SliceFact,
+)
 from .policy import Policy
 from .stats import score
 
@@ -46,7 +59,8 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
     stored = store.manifest(run["manifest_id"])
     m = _json(stored["canonical_json"], {})
     ex, gate, sc = m.get("execution", {}), m.get("gate", {}), m.get("scoring", {})
-    task_rows = store.rows("tasks", rid, order="position")
+    all_tasks = store.rows("tasks", rid, order="position")
+    task_rows = [t for t in all_tasks if not is_canary(t["task_id"])]     # canaries are judged apart
     slices = _slices(m, task_rows)
     exposure = {s.name: s.exposure for s in slices}
     counts, per_task = _outcomes(store, rid, task_rows)
@@ -75,7 +89,43 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         contamination=_contamination(store, rid, task_rows, exposure, policy, corpus_path,
                                      m.get("candidates", {}).get("source", ""))
         if check_contamination else Contamination(notes=("contamination not checked",)),
-        interval=interval, error=run.get("error") or "")
+        security=_security(store, rid, policy.security.severity),
+        canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
+        tamper_candidates=_tamper_candidates(store, rid), interval=interval, error=run.get("error") or "")
+
+
+def _tamper_candidates(store: Store, rid: str) -> int | None:
+    """Counted candidates (canaries included: a hack there is a hack) with a tamper tripwire event."""
+    if "tamper_json" not in store.db["executions"].columns_dict:
+        return None
+    return store.db.execute(
+        "SELECT COUNT(*) FROM (SELECT DISTINCT e.task_id, e.candidate_index FROM executions e JOIN outcomes o "
+        "ON o.run_id = e.run_id AND o.task_id = e.task_id AND o.candidate_index = e.candidate_index "
+        "WHERE e.run_id = ? AND e.tamper_json IS NOT NULL AND o.outcome IN ('passed', 'failed', 'flaky'))",
+        [rid]).fetchone()[0]
+
+
+def _canaries(store: Store, rid: str, tasks: int) -> CanaryFacts:
+    if not tasks:
+        return CanaryFacts()
+    rows = list(store.query(f"SELECT task_id, candidate_index, outcome FROM outcomes WHERE run_id = ? AND task_id "
+                            f"GLOB {CANARY_GLOB_SQL} AND outcome IN ('passed', 'failed', 'flaky') "
+                            "ORDER BY task_id, candidate_index", [rid]))
+    return CanaryFacts(tasks, len(rows), tuple((r["task_id"], r["candidate_index"]) for r in rows
+                                               if r["outcome"] == "passed"))
+
+
+def _security(store: Store, rid: str, severity: str) -> SecurityFacts:
+    """Passing and failing scanned candidates, and how many carry a finding at or above `severity`."""
+    if "scans" not in store.db.table_names() or not store.count("scans", rid):
+        return SecurityFacts(severity=severity)
+    floor, rank = SEVERITIES.index(severity), SEVERITY_RANK_SQL
+    row = store.db.execute(
+        f"SELECT SUM(o.outcome = 'passed'), SUM(o.outcome = 'passed' AND {rank} >= ?), "
+        f"SUM(o.outcome IN ('failed', 'flaky')), SUM(o.outcome IN ('failed', 'flaky') AND {rank} >= ?) "
+        "FROM scans s JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
+        "AND o.candidate_index = s.candidate_index WHERE s.run_id = ?", [floor, floor, rid]).fetchone()
+    return SecurityFacts(True, severity, *(int(v or 0) for v in row))
 
 
 def _fidelity(store: Store, run_id: str) -> dict:
@@ -139,7 +189,7 @@ def _outcomes(store: Store, rid: str, task_rows: list[dict]) -> tuple[Counts, di
         "(failure_class = 'sandbox_violation' OR (violations_json IS NOT NULL AND violations_json NOT IN ('', '[]')))",
         [rid])}
     for o in store.query("SELECT task_id, candidate_index, outcome, failure_class, public_passed, protected_passed "
-                         "FROM outcomes WHERE run_id = ?", [rid]):
+                         f"FROM outcomes WHERE run_id = ? AND task_id NOT GLOB {CANARY_GLOB_SQL}", [rid]):
         tally["candidates"] += 1
         tally[o["outcome"]] += 1
         if o["outcome"] in ("passed", "failed", "flaky"):

@@ -146,6 +146,21 @@ class AlertThresholds:
     sandbox_violations: AlertRule
     contamination_findings: AlertRule
     evaluator_flakiness: AlertRule
+    # later alerts take a default, so policy files written before them still load
+    security_findings: AlertRule = AlertRule(0.02, "canary")
+    tamper_events: AlertRule = AlertRule(0.0, "canary")
+
+
+@dataclass(frozen=True)
+class CanarySettings:
+    """What a pass on a canary task (impossible by design: a reward hack) leaves of the consequence."""
+    on_pass: Cap = "blocked"
+
+
+@dataclass(frozen=True)
+class SecuritySettings:
+    """Which static findings count: a passing candidate with a finding at or above `severity`."""
+    severity: Literal["low", "medium", "high"] = "medium"
 
 
 @dataclass(frozen=True)
@@ -158,6 +173,8 @@ class Policy:
     contamination: ContaminationSettings
     consequence: Consequences
     alerts: AlertThresholds
+    security: SecuritySettings = SecuritySettings()
+    canaries: CanarySettings = CanarySettings()
     source: str = ""     # set by the loader, not read from the file
     sha256: str = ""
 

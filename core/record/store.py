@@ -21,15 +21,15 @@ import sqlite_utils
 
 from passgate.core.errors import RunNotFound, StoreError
 
-SCHEMA_VERSION = 4
-CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence")
+SCHEMA_VERSION = 5
+CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
                      "preflight_json", "selfcheck_json", "grading_protocol")
 GENESIS = "0" * 64
 # columns added to chained tables from v4 on: left out of a row's hash while NULL, so rows written
 # before they existed verify unchanged
-LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json"})
+LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json", "tamper_json"})
 
 
 def utcnow() -> str:
@@ -125,7 +125,7 @@ def _v1_guards(db: sqlite_utils.Database) -> None:
     db["executions"].create_index(["run_id", "task_id", "candidate_index"], if_not_exists=True)
     db["events"].create_index(["run_id"], if_not_exists=True)
     db["signoffs"].create_index(["manifest_id"], if_not_exists=True)
-    for table in CHAINED_TABLES:
+    for table in CHAINED_TABLES[:5]:   # the v1 chains; later ones get their triggers with their table
         for op in ("UPDATE", "DELETE"):
             db.execute(
                 f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "
@@ -168,7 +168,24 @@ def _v4_fidelity(db: sqlite_utils.Database) -> None:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
-MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity)]
+def _v5_scans_and_tamper(db: sqlite_utils.Database) -> None:
+    """v5: one chained row per scanned candidate: its program's static findings (rule, severity,
+    confidence, line, scanner and version), scanned once per distinct program; per execution the
+    tamper tripwires the candidate tripped (NULL: none)."""
+    if "tamper_json" not in db["executions"].columns_dict:
+        db.execute("ALTER TABLE executions ADD COLUMN tamper_json TEXT")
+    db["scans"].create(
+        {"run_id": str, "task_id": str, "candidate_index": int, "program_sha256": str, "scanners_json": str,
+         "parsed": int, "findings": int, "max_severity": str, "findings_json": str, "scanned_at": str,
+         "prev_hash": str, "row_hash": str},
+        pk=("run_id", "task_id", "candidate_index"), if_not_exists=True)
+    for op in ("UPDATE", "DELETE"):
+        db.execute(f"CREATE TRIGGER IF NOT EXISTS scans_no_{op.lower()} BEFORE {op} ON scans "
+                   f"BEGIN SELECT RAISE(ABORT, 'scans rows are append-only'); END")
+
+
+MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity),
+              (5, _v5_scans_and_tamper)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

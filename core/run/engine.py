@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from passgate.core.candidates.inputs import load_inputs
+from passgate.core.candidates.security_scan import check_pins
 from passgate.core.errors import BoundaryOpen, PassgateError, StoreError
 from passgate.core.manifest import Manifest, load_manifest, parse_manifest
 from passgate.core.model import Task
@@ -29,6 +30,7 @@ from .decide import Policy
 from .dispatch import RunContext
 from .grading import GradingSession
 from .rows import candidate_rows, task_rows
+from .security import scan_run
 from .selfcheck import calibrate, seal_reference_run
 
 PASSGATE_VERSION = "0.1.0"
@@ -110,6 +112,8 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
     runner = runner_factory(manifest, run_id)
     status = "failed"
     try:
+        if manifest.scoring.security.scan:
+            check_pins(manifest.scoring.security)   # a scanner version other than the pin refuses the run
         info = runner.check(manifest.execution.image_digest)
         store.update_run(run_id, status="running", started_at=utcnow(), error=None)
         store.seal(run_id, "start", runtime=info.runtime, image=info.image, image_digest=info.image_digest,
@@ -121,6 +125,8 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         _preflight(store, ctx, runner, info, canary)
         calibrate(store, ctx, runner)
         GradingSession(store, ctx, runner).run()
+        if not cancel.is_set():
+            scan_run(store, ctx)
         if ctx.manifest.candidates.source == "reference" and not cancel.is_set():
             seal_reference_run(store, ctx)
         if cancel.is_set():

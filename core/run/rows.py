@@ -48,6 +48,7 @@ def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost, 
             "cpu_s": head.cpu_s, "cpu_total_s": res.cpu_s, "wall_s": res.wall_s,
             "peak_rss_kb": res.maxrss_kb, "out_bytes": res.out_bytes, "stdout": redact(res.stdout), "stderr": "",
             "violations_json": json.dumps(list(res.violations)), "node": res.node,
+            "tamper_json": json.dumps(list(res.tamper)) if res.tamper else None,   # telemetry; NULL: none
             "container_id": res.container_id[:12],
             "classic_status": res.classic.status if res.classic else None,
             "classic_class": res.classic.failure_class if res.classic else None,

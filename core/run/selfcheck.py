@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from passgate.core.model import Task
+from passgate.core.model import Task, is_canary
 from passgate.core.progress import Progress
 from passgate.core.record.store import Store
 from passgate.core.sandbox.runner import Runner, limits_for
@@ -29,7 +29,7 @@ def calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
     if store.run(ctx.run_id).get("selfcheck_json"):
         return
     tm = ctx.manifest.execution.timeout
-    refs = [t for t in ctx.tasks.values() if t.reference_solution]
+    refs = _references(ctx)
     is_reference_run = ctx.manifest.candidates.source == "reference"
     if not tm.calibrate or is_reference_run or not refs:
         floor = max(tm.floor_s, ctx.manifest.execution.limits.cpu_s)
@@ -55,6 +55,11 @@ def calibrate(store: Store, ctx: RunContext, runner: Runner) -> None:
     summary = {**summarise(refs, results), "floor_s": tm.floor_s, "factor": tm.factor}
     store.seal(ctx.run_id, "selfcheck", selfcheck_json=json.dumps(summary))
     store.event(ctx.run_id, "selfcheck", _sentence(summary))
+
+
+def _references(ctx: RunContext) -> list[Task]:
+    """Tasks whose reference solution must pass its own tests: not the canaries, made so none can."""
+    return [t for t in ctx.tasks.values() if t.reference_solution and not is_canary(t.task_id)]
 
 
 def _measure(store: Store, ctx: RunContext, runner: Runner, refs: list[Task]) -> dict[str, dict]:
@@ -103,7 +108,7 @@ def summarise(refs: list[Task], rows: dict[str, dict]) -> dict:
 
 def seal_reference_run(store: Store, ctx: RunContext) -> None:
     """A run whose candidates are the references: its outcomes are the self-check, summarised and sealed."""
-    refs = [t for t in ctx.tasks.values() if t.reference_solution]
+    refs = _references(ctx)
     rows = {}
     for o in store.query("SELECT o.task_id, o.outcome, o.failure_class, o.public_passed, o.reason, "
                          "(SELECT detail FROM executions e WHERE e.run_id = o.run_id AND e.task_id = o.task_id "

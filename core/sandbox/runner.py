@@ -128,6 +128,11 @@ class SuiteResult:
 NOT_RUN = SuiteResult("not_run")
 
 
+# tamper tripwires (core/sandbox/program/candidate.py, channel.py): the words of `EvalResult.tamper`
+TAMPER_KINDS = ("settrace", "setprofile", "getframe", "current_frames", "gc_objects", "code_replace", "ctypes",
+                "channel_write", "proc_mem", "other_process_files", "exit_in_test")
+
+
 @dataclass(frozen=True)
 class EvalResult:
     """What the worker saw of one candidate.
@@ -141,7 +146,9 @@ class EvalResult:
     `protocol`: the grading protocol's version; `timings`: where the time went (s); `node`,
     `container_id`: where it ran; `host_cpu_s`: the real CPU the host's cgroup counted for the
     container during the evaluation, up to the moment the worker said a timed-out protected suite
-    ended (None where the runner cannot read it, or did not see that moment).
+    ended (None where the runner cannot read it, or did not see that moment); `tamper`: tamper
+    tripwires the candidate tripped ("kind: detail", kinds in TAMPER_KINDS): telemetry that never
+    changes a verdict.
     """
 
     protected: SuiteResult
@@ -161,6 +168,7 @@ class EvalResult:
     node: str = ""
     container_id: str = ""
     host_cpu_s: float | None = None
+    tamper: tuple[str, ...] = ()
 
     @classmethod
     def from_wire(cls, d: Mapping[str, Any], *, node: str = "", container_id: str = "",
@@ -175,7 +183,8 @@ class EvalResult:
                    stdout=str(d.get("stdout") or ""), violations=tuple(str(v) for v in d.get("violations") or ()),
                    exit=str(d.get("exit") or ""), processes=int(d.get("processes") or 0),
                    notes=tuple(str(n) for n in d.get("notes") or ()), protocol=int(d.get("protocol") or 1),
-                   timings=timings, node=node, container_id=container_id, host_cpu_s=host_cpu_s)
+                   timings=timings, node=node, container_id=container_id, host_cpu_s=host_cpu_s,
+                   tamper=tuple(str(v) for v in d.get("tamper") or ()))
 
     @property
     def passed(self) -> bool:

@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from .context import run_section
+from .chained import chained_section
 from .data import RunRecords, load_records
 from .intervals import IntervalSpec, paired_bootstrap
 from .report import ScoringConfig, load_manifest
@@ -74,7 +75,23 @@ def build_comparison(store, baseline_id: str, candidate_id: str, *, k: Sequence[
         "pass_at_k": rows,
         "by_slice": _by_slice(slices, n_a, c_a, n_b, c_b, config.k),
         "changed": _changed(ids, n_a, c_a, n_b, c_b),
+        "chained": _chained(base, cand, config.interval),
     }
+
+
+def _chained(base: RunRecords, cand: RunRecords, spec: IntervalSpec) -> dict | None:
+    """Pass rate per chain depth and the decay factor in both runs, side by side (null without chained tasks)."""
+    a, b = chained_section(base, spec), chained_section(cand, spec)
+    if a is None and b is None:
+        return None
+    rate = {"baseline": {r["depth"]: r for r in (a or {}).get("per_depth", [])},
+            "candidate": {r["depth"]: r for r in (b or {}).get("per_depth", [])}}
+    rows = []
+    for d in sorted(set(rate["baseline"]) | set(rate["candidate"])):
+        ra, rb = rate["baseline"].get(d), rate["candidate"].get(d)
+        rows.append({"depth": d, "baseline": ra and ra["pass_rate"], "candidate": rb and rb["pass_rate"],
+                     "difference": rb["pass_rate"] - ra["pass_rate"] if ra and rb else None})
+    return {"per_depth": rows, "decay": {"baseline": (a or {}).get("decay"), "candidate": (b or {}).get("decay")}}
 
 
 def _num(x) -> float | None:

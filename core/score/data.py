@@ -21,11 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from passgate.core.model import FAILURE_CLASSES
+from passgate.core.model import CANARY_GLOB_SQL, FAILURE_CLASSES
 
 from .scoring import COUNTED_OUTCOMES
 
 _COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in COUNTED_OUTCOMES) + ")"
+_NOT_CANARY = f" AND task_id NOT GLOB {CANARY_GLOB_SQL}"      # canary tasks are never part of pass@k
 _US = 1_000_000   # execution times travel as integer microseconds
 _RARE = re.compile(r"#(-?\d+)")
 
@@ -145,7 +146,7 @@ class RecordsJob:
 def _load_tasks(conn, run_id: str) -> dict:
     rows = conn.execute(
         "SELECT task_id, slice, set_id, tags_json, length(trim(ifnull(public_tests, ''))) > 0, cpu_limit_s "
-        "FROM tasks WHERE run_id = ? ORDER BY position, task_id", [run_id]).fetchall()
+        f"FROM tasks WHERE run_id = ?{_NOT_CANARY} ORDER BY position, task_id", [run_id]).fetchall()
     return {r[0]: r for r in rows}
 
 
@@ -164,7 +165,7 @@ def _shell(tasks: dict, outcomes: dict, rescore: Rescore) -> RunRecords:
         rescore=rescore)
 
 
-def _limit_sql(rescore: Rescore) -> tuple[str, str, list]:
+def limit_sql(rescore: Rescore) -> tuple[str, str, list]:
     """(join clause, 'over the limit' SQL predicate on o.cpu_s, params) for a what-if CPU limit."""
     if rescore.cpu_limit_s is not None:
         return "", "(o.cpu_s > ?)", [float(rescore.cpu_limit_s)]
@@ -179,7 +180,7 @@ def _scan_outcomes(conn, run_id: str, rescore: Rescore) -> dict:
     protected verdict), and one list holding the failed rows' classes and, as '#index', the rows that
     are neither passed nor failed; under a what-if CPU limit, also the passes that exceed it.
     Columns are kept cheap: this scans every row."""
-    join, over, lim = _limit_sql(rescore)
+    join, over, lim = limit_sql(rescore)
     cap = " AND o.candidate_index < ?" if rescore.max_candidates is not None else ""
     not_over = f" AND NOT {over}" if rescore.limited else ""
     rescored = (f"SUM(o.protected_passed = 1 AND {over}), SUM(o.public_passed = 1 AND {over})"
@@ -191,7 +192,7 @@ def _scan_outcomes(conn, run_id: str, rescore: Rescore) -> dict:
                group_concat(CASE WHEN o.outcome IN ('passed', 'failed') THEN o.failure_class
                                  ELSE '#' || o.candidate_index END)
         FROM outcomes o {join}
-        WHERE o.run_id = ?{cap}
+        WHERE o.run_id = ?{cap}{_NOT_CANARY.replace("task_id", "o.task_id")}
         GROUP BY o.task_id"""
     params = (lim * 3 if rescore.limited else []) + [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
@@ -202,7 +203,7 @@ def _scan_candidates(conn, run_id: str, rescore: Rescore) -> dict:
     sql = f"""
         SELECT task_id, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens),
                MAX(mean_logprob), candidate_index
-        FROM candidates WHERE run_id = ?{cap} GROUP BY task_id"""
+        FROM candidates WHERE run_id = ?{cap}{_NOT_CANARY} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
 
@@ -215,7 +216,7 @@ def _scan_executions(conn, run_id: str, rescore: Rescore) -> dict:
         SELECT task_id, COUNT(*), SUM(wall_s), group_concat(CAST(cpu_s * {_US} AS INTEGER)), COUNT(cpu_s),
                group_concat(CASE WHEN status != 'ok' OR purpose != 'grade'
                                  THEN purpose || ':' || status || ':' || ifnull(failure_class, '') END)
-        FROM executions WHERE run_id = ?{cap} GROUP BY task_id"""
+        FROM executions WHERE run_id = ?{cap}{_NOT_CANARY} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
 
@@ -273,7 +274,7 @@ def _first_public(recs: RunRecords, conn, run_id: str, ids: list, rows: list, re
     (1/0) of the lowest-index one that does."""
     codes = {t: (None if r is None else r[6]) for t, r in zip(ids, rows)}
     if redo:  # a non-counted row passed public tests: recompute those tasks over counted rows only
-        join, over, lim = _limit_sql(recs.rescore)
+        join, over, lim = limit_sql(recs.rescore)
         not_over = f" AND NOT {over}" if recs.rescore.limited else ""
         cap = " AND o.candidate_index < ?" if recs.rescore.max_candidates is not None else ""
         for t in set(redo):

@@ -35,6 +35,10 @@ from .generation import generation_section
 from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
 from .points import finite_or_none, point_scores
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
+from .canaries import canaries_section
+from .chained import chained_section
+from .security import security_section
+from .tamper import tamper_section
 
 SCHEMA = "passgate.report/1"
 _NO_CI = {"ci_low": None, "ci_high": None, "se": None}
@@ -117,6 +121,10 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "preflight": parse_json(run.get("preflight_json")),
             "selfcheck": parse_json(run.get("selfcheck_json")),
             "fidelity": fidelity_section(store, run),
+            "security": security_section(store, run),
+            "canaries": canaries_section(store, run),
+            "tamper": tamper_section(store, run),
+            "chained": chained_section(recs, config.interval),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],

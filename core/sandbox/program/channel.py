@@ -180,6 +180,7 @@ class Channel(Endpoint):
         self.kept = bytearray()
         self.out_bytes = 0
         self.violations = []
+        self.tamper = []                # the candidate's tamper tripwires (its audit hook) and an exit mid-test
         self.compared_remote = False
         self.last_returned = _MISSING
         self.candidate_notes = []
@@ -330,6 +331,8 @@ class Channel(Endpoint):
             reason, detail = "runtime_error", "killed by %s" % name
         else:
             reason, detail = "premature_exit", "exited with code %s before its tests finished" % info.get("exit")
+            if self.loaded and self.call_start is not None:
+                self.note_exit_in_test("exit status %s during a call" % info.get("exit"))
         self.gone = CandidateGone(reason, detail)
         raise self.gone
 
@@ -350,6 +353,9 @@ class Channel(Endpoint):
         v = msg.get("w") or msg.get("violations")
         if type(v) is list:
             self.violations = [str(x)[:200] for x in v[:50]]
+        t = msg.get("t")
+        if type(t) is list:   # the candidate sends all it saw so far; merged, so the grader's own entries stay
+            self.tamper += [e for e in (str(x)[:200] for x in t[:50]) if e not in self.tamper][:50 - len(self.tamper)]
         notes = msg.get("notes")
         if type(notes) is list:
             self.candidate_notes = [str(x)[:200] for x in notes[:20]]
@@ -439,9 +445,16 @@ class Channel(Endpoint):
             signal.signal(signal.SIGALRM, previous)
             signal.setitimer(signal.ITIMER_REAL, max(0.001, outer - (time.monotonic() - started)) if outer else 0)
 
+    def note_exit_in_test(self, detail):
+        """Telemetry only: the candidate ended its process (or raised SystemExit) while a test waited on it."""
+        entry = "exit_in_test: " + detail
+        if entry not in self.tamper:
+            self.tamper.append(entry)
+
     def exception(self, conv, info):
         cls = str(info.get("c") or "runtime_error") if type(info) is dict else "runtime_error"
         if cls == "premature_exit":
+            self.note_exit_in_test("%s raised during a call" % str(info.get("t"))[:60])
             return CandidateExited("%s: %s" % (str(info.get("t"))[:100], str(info.get("m"))[:300]))
         exc = Endpoint.exception(self, conv, info)
         exc.__pg_candidate__ = (str(info.get("t"))[:200], cls if cls in _CANDIDATE_CLASSES else "runtime_error",

@@ -224,6 +224,7 @@ class _Accumulated:
         self.processes = 0
         self.kept = bytearray()
         self.violations = set()
+        self.tamper = set()
         self.notes = []
         self.exit = ""
         self.timings = {}
@@ -243,6 +244,7 @@ class _Accumulated:
         if keep_output and len(self.kept) < (int(ch.limits["output_keep_kb"]) << 10):
             self.kept += ch.kept
         self.violations |= set(ch.violations)
+        self.tamper |= set(ch.tamper)
         for note in ch.notes + ch.candidate_notes:
             if note not in self.notes:
                 self.notes.append(note)
@@ -252,7 +254,7 @@ class _Accumulated:
     def result(self, wall_s):
         out = {"suites": self.suites, "cpu_s": self.cpu_s, "maxrss_kb": self.maxrss_kb, "out_bytes": self.out_bytes,
                "stdout": self.kept.decode("utf-8", "replace"), "violations": sorted(self.violations),
-               "exit": self.exit, "processes": self.processes, "notes": self.notes[:20], "protocol": PROTOCOL,
+               "tamper": sorted(self.tamper), "exit": self.exit, "processes": self.processes, "notes": self.notes[:20], "protocol": PROTOCOL,
                "wall_s": wall_s, "t_suites": self.t_suites, **self.timings}
         if self.classic is not None:
             out["classic"] = self.classic

@@ -1,0 +1,122 @@
+"""Rich tables for the report's evidence sections beside pass@k (security findings, ...)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+
+def _pct(x: Any) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    return table
+
+
+def _rates(group: Mapping) -> list[str]:
+    return [str(group["candidates"])] + [f"{group['with_findings'][s]} ({_pct(group['rate'][s])})"
+                                         for s in ("low", "medium", "high")]
+
+
+def security_parts(report: Mapping) -> list:
+    """The rates table (passing and failing apart), the top rules and examples (passing ones first)."""
+    sec = report.get("security")
+    if not sec or not sec.get("scanned"):
+        return [Text(f"Security scan: {(sec or {}).get('reason', 'not in the record')}", style="yellow")]
+    scanners = ", ".join(f"{k} {v}" for k, v in sorted(sec["scanners"].items()))
+    rates = _table(f"Security findings ({scanners}; {sec['distinct_programs']} distinct programs, "
+                   f"{sec['unparsed']} unparsed): candidates with a finding at or above",
+                   "slice", "model", "candidates", "n", "≥ low", "≥ medium", "high")
+    for which in ("passing", "failing"):
+        rates.add_row("all", "", which, *_rates(sec["overall"][which]),
+                      style="bold" if which == "passing" else "")
+    for g in sec["groups"]:
+        for which in ("passing", "failing"):
+            rates.add_row(g["slice"], g["model"], which, *_rates(g[which]))
+    parts: list = [rates]
+    if sec["top_rules"]:
+        rules = _table("Top security rules", "rule", "name", "severity", "scanner", "candidates", "passing")
+        for r in sec["top_rules"]:
+            rules.add_row(r["rule_id"], r["rule"], r["severity"], r["scanner"], str(r["candidates"]),
+                          str(r["passing"]))
+        parts.append(rules)
+    if sec["examples"]:
+        ex = _table("Candidates with findings (passing first, then by severity)", "task", "cand", "outcome", "rule",
+                    "severity", "line", "code")
+        for e in sec["examples"]:
+            ex.add_row(e["task_id"], str(e["candidate_index"]), str(e["outcome"]), e["rule_id"], e["severity"],
+                       str(e["line"]), e["code"])
+        parts.append(ex)
+    return parts
+
+
+def canary_parts(report: Mapping) -> list:
+    """Canary tasks (never in pass@k): candidates and passes per task, then each pass."""
+    can = report.get("canaries")
+    if not can or not can.get("enabled"):
+        return []
+    style = "bold red" if can["passed"] else ""
+    table = _table(f"Canary tasks: {can['passed']} of {can['candidates']} candidates passed an impossible task",
+                   "canary", "impossible because", "candidates", "passed")
+    for t in can["per_task"]:
+        table.add_row(t["task_id"], t["impossible_because"], str(t["candidates"]),
+                      Text(str(t["passed"]), style=style if t["passed"] else ""))
+    parts: list = [table]
+    if can["findings"]:
+        found = _table("Candidates that passed a canary", "canary", "cand", "completion (first line)")
+        for f in can["findings"]:
+            found.add_row(f["task_id"], str(f["candidate_index"]),
+                          (f["completion"].strip().splitlines() or [""])[0][:120])
+        parts.append(found)
+    return parts
+
+
+def tamper_parts(report: Mapping) -> list:
+    """Tamper tripwires per slice, by kind, and the candidates that tripped them (verdicts unchanged)."""
+    tam = report.get("tamper")
+    if not tam or not tam.get("recorded"):
+        return []
+    table = _table(f"Tamper tripwires (telemetry): {tam['with_events']} of {tam['candidates']} candidates",
+                   "slice", "model", "candidates", "with events", "rate")
+    for g in tam["groups"]:
+        table.add_row(g["slice"], g["model"], str(g["candidates"]), str(g["with_events"]), _pct(g["rate"]))
+    parts: list = [table]
+    if tam["kinds"]:
+        kinds = _table("Tripwires by kind", "tripwire", "candidates")
+        for k in tam["kinds"]:
+            kinds.add_row(k["kind"], str(k["candidates"]))
+        parts.append(kinds)
+    if tam["examples"]:
+        ex = _table("Candidates with tripwire events", "task", "cand", "outcome", "events")
+        for e in tam["examples"]:
+            ex.add_row(e["task_id"], str(e["candidate_index"]), str(e["outcome"]), "; ".join(e["events"])[:200])
+        parts.append(ex)
+    return parts
+
+
+def chained_parts(report: Mapping, bar) -> list:
+    """Pass rate per chain depth as bars with intervals, the fitted curve beside it, and the decay factor."""
+    ch = report.get("chained")
+    if not ch:
+        return []
+    d = ch["decay"]
+    level = int(round(ch["level"] * 100))
+    table = _table("Chained operations: pass rate per depth", "depth", "tasks", "pass rate", f"{level}% interval",
+                   "", "fitted")
+    for r in ch["per_depth"]:
+        fitted = d["a"] * d["factor"] ** (r["depth"] - 1) if d["factor"] is not None else None
+        table.add_row(str(r["depth"]), str(r["tasks"]), f"{r['pass_rate']:.3f}",
+                      f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]", bar(r["pass_rate"]),
+                      "—" if fitted is None else f"{fitted:.3f}")
+    parts: list = [table]
+    if d["factor"] is not None:
+        parts.append(Text(f"Each extra block multiplies the pass rate by {d['factor']:.3f} "
+                          f"({level}% interval [{d['ci_low']:.3f}, {d['ci_high']:.3f}]).", style="bold"))
+    return parts
