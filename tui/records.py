@@ -7,9 +7,15 @@ of 16,400 candidates is a few indexed scans, never a Python loop per row.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from passgate.core.errors import ConfigError
 from passgate.core.record.store import Store
+from passgate.core.score.report import ScoringConfig
+from passgate.core.score.scoring import Strata, aggregate, pass_at_k_array
 
 COUNTED = ("passed", "failed", "flaky")        # outcomes that count toward pass@k
 RECENT_FAILURES = 12
@@ -45,21 +51,41 @@ def run_rows(store: Store) -> list[RunRow]:
         "SELECT run_id, COUNT(*) AS n FROM candidates GROUP BY run_id")}
     decided = {r["run_id"]: r["n"] for r in store.query(
         "SELECT run_id, COUNT(*) AS n FROM outcomes GROUP BY run_id")}
-    per_task: dict[str, list[float]] = {}
+    scores = pass_at_1_by_run(store)
+    return [RunRow(run_id=run["run_id"], status=run["status"] or "", name=run["name"] or "",
+                   model=run["model"] or "", manifest_id=run["manifest_id"] or "",
+                   created_at=run["created_at"] or "", operator=run["operator"] or "",
+                   decided=decided.get(run["run_id"], 0), total=totals.get(run["run_id"], 0),
+                   pass_at_1=scores.get(run["run_id"]))
+            for run in store.runs()]
+
+
+def pass_at_1_by_run(store: Store) -> dict[str, float]:
+    """pass@1 of every run as its report's headline computes it (the manifest's aggregation and weights)."""
+    per_run: dict[str, list] = {}
     for r in store.query(
-            f"SELECT run_id, task_id, SUM(protected_passed) AS c, COUNT(*) AS n FROM outcomes "
-            f"WHERE outcome IN {COUNTED} GROUP BY run_id, task_id"):
-        per_task.setdefault(r["run_id"], []).append((r["c"] or 0) / r["n"])
-    rows = []
-    for run in store.runs():
-        rid = run["run_id"]
-        rates = per_task.get(rid)
-        rows.append(RunRow(run_id=rid, status=run["status"] or "", name=run["name"] or "",
-                           model=run["model"] or "", manifest_id=run["manifest_id"] or "",
-                           created_at=run["created_at"] or "", operator=run["operator"] or "",
-                           decided=decided.get(rid, 0), total=totals.get(rid, 0),
-                           pass_at_1=sum(rates) / len(rates) if rates else None))
-    return rows
+            f"SELECT o.run_id, o.task_id, COALESCE(t.slice, '') AS slice, SUM(o.protected_passed) AS c, "
+            f"COUNT(*) AS n FROM outcomes o LEFT JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
+            f"WHERE o.outcome IN {COUNTED} GROUP BY o.run_id, o.task_id"):
+        per_run.setdefault(r["run_id"], []).append((r["n"], r["c"] or 0, r["slice"]))
+    out = {}
+    for row in store.query("SELECT r.run_id, m.canonical_json FROM runs r LEFT JOIN manifests m "
+                           "ON m.manifest_id = r.manifest_id"):
+        tasks = per_run.get(row["run_id"])
+        if not tasks:
+            continue
+        config = _scoring(row["canonical_json"])
+        n, c = np.array([t[0] for t in tasks]), np.array([t[1] for t in tasks])
+        strata = Strata.from_slices([t[2] for t in tasks], config.weights)
+        out[row["run_id"]] = aggregate(pass_at_k_array(n, c, 1), strata, config.aggregation)
+    return out
+
+
+def _scoring(canonical_json: str | None):
+    try:
+        return ScoringConfig.from_manifest(json.loads(canonical_json or "{}"))
+    except (ValueError, ConfigError):       # an unusable manifest: the report says why; the list shows micro
+        return ScoringConfig()
 
 
 # ------------------------------------------------------------------------------ live view
