@@ -101,16 +101,19 @@ class PickRunScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, runs: list[tuple[str, str]]):
+    def __init__(self, title: str, runs: list[tuple[str, str]], *, note: str = "",
+                 empty: str = "No other run in the record."):
         super().__init__()
-        self.pick_title, self.runs = title, runs
+        self.pick_title, self.runs, self.note, self.empty = title, runs, note, empty
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Label(self.pick_title, classes="dialog-title")
             yield OptionList(*[Option(label, id=run_id) for run_id, label in self.runs], id="runs")
-            if not self.runs:
-                yield Static("No other run in the record.")
+            if not any(run_id != "-" for run_id, _ in self.runs):
+                yield Static(self.empty, id="pick-empty")
+            if self.note:
+                yield Static(self.note, classes="note", id="pick-note")
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:

@@ -26,10 +26,29 @@ def evaluate_run(store, run_id: str, baseline: str | None):
     return evaluate(store, run_id, baseline=baseline)
 
 
+NO_BASELINE = "-"            # the picker's first choice: judge the run without a baseline
+
+
+def run_label(r) -> str:
+    return (f"{r.run_id}  {r.status:<11} {r.name}  {r.model}  pass@1 "
+            + ("—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}"))
+
+
 def other_runs(store, run_id: str) -> list[tuple[str, str]]:
-    return [(r.run_id, f"{r.run_id}  {r.status:<11} {r.name}  {r.model}  pass@1 "
-             + ("—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}"))
-            for r in records.run_rows(store) if r.run_id != run_id]
+    return [(r.run_id, run_label(r)) for r in records.run_rows(store) if r.run_id != run_id]
+
+
+def baseline_runs(store, run_id: str) -> tuple[list[tuple[str, str]], int]:
+    """The runs on the same task set as `run_id` (ids and contents), and how many others were left out."""
+    from passgate.core.gate.gather import task_set_fingerprint
+    rid = store.run(run_id)["run_id"]
+    tasks: dict[str, list] = {}
+    for t in store.query("SELECT run_id, task_id, prompt, entry_point, public_tests, protected_tests FROM tasks"):
+        tasks.setdefault(t["run_id"], []).append(t)
+    keys = {r: task_set_fingerprint(rows) for r, rows in tasks.items()}
+    others = [r for r in records.run_rows(store) if r.run_id != rid]
+    same = [(r.run_id, run_label(r)) for r in others if r.run_id in keys and keys[r.run_id] == keys.get(rid)]
+    return same, len(others) - len(same)
 
 
 def section(title: str) -> Text:
@@ -139,17 +158,37 @@ class VerdictScreen(RecordScreen):
         self.query_one("#verdict-text", Static).update(verdict_renderable(v))
 
     def action_baseline(self) -> None:
-        self.load("others", other_runs, self.run_id)
+        self.load("others", baseline_runs, self.run_id)
 
-    def show_others(self, runs: list[tuple[str, str]]) -> None:
+    def show_others(self, found: tuple[list[tuple[str, str]], int]) -> None:
         from .dialogs import PickRunScreen
+        runs, skipped = found
 
         def picked(run_id: str | None) -> None:
-            if run_id:
-                self.baseline = run_id
-                self.query_one("#verdict-head", Static).update(f"Comparing with {run_id}…")
-                self.refresh_verdict()
-        self.app.push_screen(PickRunScreen("Baseline run (same tasks)", runs), picked)
+            if run_id is None or run_id == (self.baseline or NO_BASELINE):
+                return
+            self.baseline = None if run_id == NO_BASELINE else run_id
+            self.query_one("#verdict-head", Static).update(f"Comparing with {run_id}…" if self.baseline
+                                                           else "Judging the run without a baseline…")
+            self.refresh_verdict()
+        note = (f"{skipped} other run{'s are' if skipped != 1 else ' is'} on another task set and cannot be a "
+                "baseline." if skipped else "")
+        choices = [(NO_BASELINE, "no baseline (judge the run alone)")] + runs
+        self.app.push_screen(PickRunScreen("Baseline run (same task set)", choices, note=note,
+                                           empty="No other run is on the same task set."), picked)
+
+    def failed_verdict(self, error: Exception) -> bool:
+        """A baseline the gate refuses is dropped, so the screen never reopens the same error."""
+        from passgate.core.gate import BaselineMismatch
+        if self.baseline is None:
+            return False
+        bad, self.baseline = self.baseline, None
+        self.notify(f"Baseline {bad} dropped: {getattr(error, 'message', error)}", title="not a baseline",
+                    severity="warning", timeout=10)
+        if not isinstance(error, BaselineMismatch):
+            self.app.show_error(error)
+        self.refresh_verdict()
+        return True
 
     def action_boundaries(self) -> None:
         from .boundaries import BoundaryScreen
