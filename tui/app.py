@@ -69,6 +69,7 @@ class PassgateApp(App[None]):
     """Runs, new-run wizard, live run, report, verdict, inspector, boundary review, compare."""
 
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]      # app.tcss lays screens out for each
     TITLE = "passgate"
     SUB_TITLE = "release gate for code generation"
     BINDINGS = [

@@ -155,22 +155,42 @@ def live_snapshot(store: Store, run_id: str) -> LiveSnapshot:
     total = sum(s.total for s in slices.values())
     return LiveSnapshot(run_id=rid, status=run["status"] or "", name=run["name"] or "",
                         decided=sum(s.decided for s in slices.values()), total=total,
-                        slices=list(slices.values()), classes=dict(sorted(classes.items(), key=lambda kv: -kv[1])),
+                        slices=list(slices.values()), classes=dict(sorted(classes.items(), key=lambda kv: (-kv[1], kv[0]))),
                         recent=recent, resources=dict(res), error=run["error"] or "",
                         started_at=run["started_at"] or "", finished_at=run["finished_at"] or "")
 
 
 # ------------------------------------------------------------------------------ failures and candidates
 def outcome_rows(store: Store, run_id: str, *, include_passed: bool = False) -> list[dict]:
-    """Every decided candidate that did not pass (or every one), with its slice and deciding detail."""
+    """Every decided candidate that did not pass (or every one), with its slice, deciding detail and
+    `tries`: every attempt recorded for it (grading, retries and reruns), as its detail pane counts them."""
     where = "" if include_passed else " AND o.outcome != 'passed'"
+    same = ("e.run_id = o.run_id AND e.task_id = o.task_id "
+            "AND e.candidate_index = COALESCE(o.executed_as, o.candidate_index)")
     return [dict(r) for r in store.query(
         "SELECT o.task_id, o.candidate_index, t.slice, o.outcome, o.failure_class, o.attempts, o.cpu_s, "
-        "o.wall_s, o.reason, (SELECT e.detail FROM executions e WHERE e.run_id = o.run_id AND e.task_id = o.task_id "
-        " AND e.candidate_index = COALESCE(o.executed_as, o.candidate_index) AND e.purpose != 'rerun' "
+        f"o.wall_s, o.reason, (SELECT COUNT(*) FROM executions e WHERE {same}) AS tries, "
+        f"(SELECT e.detail FROM executions e WHERE {same} AND e.purpose != 'rerun' "
         "ORDER BY e.exec_id DESC LIMIT 1) AS detail "
         "FROM outcomes o JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
         f"WHERE o.run_id = ?{where} ORDER BY t.position, o.candidate_index", [run_id])]
+
+
+def class_of(row: dict) -> str:
+    """The one word the failures list files a candidate under: its failure class, or the outcome
+    when that says more (flaky, infra_error, excluded)."""
+    if row["outcome"] in ("flaky", "infra_error", "excluded", "passed"):
+        return row["outcome"]
+    return row["failure_class"] or row["outcome"]
+
+
+def class_counts(rows: list[dict]) -> dict[str, int]:
+    """Candidates per class, largest first (ties by name): the order of the 1-9 keys."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        if r["outcome"] != "passed":
+            counts[class_of(r)] = counts.get(class_of(r), 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def candidate_detail(store: Store, run_id: str, task_id: str, candidate_index: int) -> dict:

@@ -4,6 +4,8 @@ fixed record plus a run on another task set. Each drives the real app by keys an
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from textual.widgets import DataTable, Input, OptionList
 
@@ -17,11 +19,44 @@ SMALL = (80, 24)
 OTHER = "r20261201-080000-mbppxx"       # a run on another task set: never a baseline of RUN
 
 
+VIOLATION_TASK = "HumanEval/5"
+EVIDENCE = {"protected": {"line": 3, "source": "assert candidate(2, 3) == [2, 3]", "returned": "[2]"}}
+
+
+def add_failures(store: Store) -> None:
+    """HumanEval/5 (in every run's tasks) candidates in RUN: #0 a sandbox violation, #1 a wrong answer whose evidence names line and value."""
+    from tests.tui.fixture_db import DIGEST
+    for run_id in (RUN, BASELINE, INTERRUPTED):        # the three stay on one task set
+        store.save_tasks(run_id, [{"task_id": VIOLATION_TASK, "position": 8, "slice": "humaneval",
+                                   "set_id": "humaneval", "prompt": "def strlen(s):\n", "entry_point": "strlen",
+                                   "public_tests": "", "cpu_limit_s": 3.0,
+                                   "protected_tests": "def check(candidate):\n    assert candidate(1) == [1]\n"
+                                                      "    assert candidate(2, 3) == [2, 3]\n"}])
+    cases = ((0, "sandbox_violation", "runtime_error: OSError; attempted: connect to 93.184.216.34:80",
+              '["connect to 93.184.216.34:80 blocked"]', None),
+             (1, "wrong_answer", "assertion failed at line 3: assert candidate(2, 3) == [2, 3]; the candidate "
+                                 "returned [2]", "[]", EVIDENCE))
+    for index, cls, detail, violations, evidence in cases:
+        prog = f"def strlen(*args):\n    return [{index}]\n"
+        store.append("candidates", [{"run_id": RUN, "task_id": VIOLATION_TASK, "candidate_index": index,
+                                     "raw_text": prog, "processed_text": prog, "program": prog,
+                                     "program_sha256": f"v{index}", "source": "import", "gen_status": "ok"}])
+        store.append("executions", [{"run_id": RUN, "task_id": VIOLATION_TASK, "candidate_index": index,
+                                     "attempt": 1, "purpose": "grade", "status": "ok", "public_status": "not_run",
+                                     "protected_status": "failed", "failure_class": cls, "detail": detail,
+                                     "violations_json": violations, "runtime": "runsc", "image_digest": DIGEST,
+                                     "evidence_json": json.dumps(evidence) if evidence else None}])
+        store.append("outcomes", [{"run_id": RUN, "task_id": VIOLATION_TASK, "candidate_index": index,
+                                   "outcome": "failed", "failure_class": cls, "protected_passed": 0,
+                                   "attempts": 1, "reason": ""}])
+
+
 @pytest.fixture
 def mixed_app(fixed_db):
     store = Store(fixed_db)
     kit.record(store, OTHER, [kit.TaskSpec("Mbpp/2", "mbpp"), kit.TaskSpec("Mbpp/3", "mbpp")],
                [kit.Cand("Mbpp/2", 0, "passed"), kit.Cand("Mbpp/3", 0, "passed")])
+    add_failures(store)
     store.close()
     from passgate.tui.app import make_app
     return make_app(fixed_db, workdir=".", operator="rel-eng", poll_interval=3600)
@@ -81,3 +116,85 @@ async def test_a_chosen_baseline_can_be_cleared_from_the_picker(mixed_app):
         await pilot.press("enter")
         await settle(pilot, rounds=5)
         assert "baseline —" in screen_text(mixed_app)
+
+
+# ---- 3. the failures screen ---------------------------------------------------------------------
+def _number_of(app, name: str) -> str:
+    """The key the class bar shows in front of a class."""
+    bar = str(app.screen.query_one("#class-bar").render())
+    before = bar.split(f" {name} ")[0]
+    return before.split()[-1]
+
+
+async def test_failures_open_focused_on_the_list_and_a_violation_is_three_keys_from_the_run(mixed_app):
+    async with mixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        select_run(mixed_app, RUN)
+        await pilot.press("i")                                           # key 1
+        await settle(pilot)
+        assert mixed_app.screen.focused is mixed_app.screen.query_one("#failures", DataTable)
+        assert "sandbox_violation 1" in screen_text(mixed_app)            # full name, with its count
+        await pilot.press(_number_of(mixed_app, "sandbox_violation"))    # key 2
+        await settle(pilot)
+        await pilot.press("o")                                           # key 3: the Output tab
+        await settle(pilot)
+        text = screen_text(mixed_app)
+        assert f"{VIOLATION_TASK} #0" in text and "connect to 93.184.216.34:80 blocked" in text
+
+
+async def test_the_detail_shows_the_failing_line_and_the_returned_value(mixed_app):
+    async with mixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        select_run(mixed_app, RUN)
+        await pilot.press("i")
+        await settle(pilot)
+        mixed_app.screen.query_one("#fsearch", Input).value = VIOLATION_TASK
+        await settle(pilot)
+        await pilot.press("down", "o")
+        await settle(pilot)
+        text = screen_text(mixed_app)
+        assert "Failing line (protected tests): line 3: assert candidate(2," in text
+        assert "Returned (protected tests): [2]" in text
+
+
+async def test_the_attempts_tab_says_what_each_attempt_decided(mixed_app):
+    async with mixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        select_run(mixed_app, RUN)
+        await pilot.press("i")
+        await settle(pilot)
+        await pilot.press(_number_of(mixed_app, "sandbox_violation"), "a")
+        await settle(pilot)
+        attempts = mixed_app.screen.query_one("#attempts", DataTable)
+        assert [str(c) for c in attempts.get_row_at(0)[2:4]] == ["failed", "sandbox_violation"]
+
+
+async def test_tries_in_the_list_and_attempts_in_the_header_count_the_same_attempts(mixed_app, fixed_db):
+    store = Store(fixed_db)                          # a rerun recorded since: a fourth attempt of a flaky one
+    store.append("executions", [{"run_id": RUN, "task_id": "13", "candidate_index": 0, "attempt": 3,
+                                 "purpose": "rerun", "status": "ok", "protected_status": "failed",
+                                 "failure_class": "wrong_answer", "detail": "rerun"}])
+    store.close()
+    async with mixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        select_run(mixed_app, RUN)
+        await pilot.press("i")
+        await settle(pilot)
+        await pilot.press(_number_of(mixed_app, "flaky"))
+        await settle(pilot)
+        table = mixed_app.screen.query_one("#failures", DataTable)
+        assert str(table.get_row_at(0)[3]) == "3" and "attempts 3" in screen_text(mixed_app)
+
+
+async def test_the_live_screens_class_table_opens_the_list_of_a_class(fixed_app):
+    from passgate.tui.screens.inspector import InspectorScreen
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        select_run(fixed_app, INTERRUPTED)
+        await pilot.press("l")
+        await settle(pilot)
+        first = next(iter(fixed_app.screen.snapshot.classes))
+        await pilot.press("1")
+        await settle(pilot)
+        assert isinstance(fixed_app.screen, InspectorScreen)
+        assert fixed_app.screen.query_one("#class-filter").value == first

@@ -42,9 +42,10 @@ class ErrorScreen(ModalScreen[None]):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question."""
+    """A yes/no question; No has the focus, so enter never does the destructive thing by accident."""
 
-    BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes")]
+    AUTO_FOCUS = "#no"
+    BINDINGS = [Binding("escape,n", "no", "No"), Binding("y", "yes", "Yes")]
 
     def __init__(self, title: str, question: str):
         super().__init__()
