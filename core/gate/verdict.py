@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from .alerts import Alert
 from .evidence import Condition, assess
 from .facts import Contamination, GateFacts, Score
+from .needs import Need, release_needs
 from .policy import Policy
 from .relaxations import BLOCKING, BoundaryState, boundary_states, unknown_declarations
 from .vocab import CHECK_RISK, CONSEQUENCES, RISK_WHY, evidence_rank, risk_rank, worst_risk
@@ -45,6 +46,7 @@ class Verdict:
     score: Score
     contamination: Contamination
     baseline: str = ""
+    needs: tuple[Need, ...] = ()      # what stands between the run and a release (empty when released)
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -74,7 +76,9 @@ def verdict(facts: GateFacts, policy: Policy, alerts: tuple[Alert, ...] | list[A
                    exit_code=EXIT_CODES[consequence], reasons=tuple(reasons), risk=risk,
                    risk_reasons=tuple(risk_reasons), evidence=evidence, conditions=tuple(conditions),
                    boundaries=tuple(states), path=tuple(execution_path(facts, states)), alerts=tuple(alerts),
-                   score=facts.score, contamination=facts.contamination, baseline=baseline)
+                   score=facts.score, contamination=facts.contamination, baseline=baseline,
+                   needs=tuple(release_needs(states, policy, facts.operator, risk, conditions, list(alerts))
+                               if consequence != "release" else ()))
 
 
 def assess_risk(facts: GateFacts, states: list[BoundaryState]) -> tuple[str, list[str]]:

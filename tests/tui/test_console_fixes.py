@@ -198,3 +198,37 @@ async def test_the_live_screens_class_table_opens_the_list_of_a_class(fixed_app)
         await settle(pilot)
         assert isinstance(fixed_app.screen, InspectorScreen)
         assert fixed_app.screen.query_one("#class-filter").value == first
+
+
+# ---- 4. the verdict says what a release needs ---------------------------------------------------
+async def test_the_verdict_lists_what_a_release_needs_with_keys_not_commands(fixed_app):
+    async with fixed_app.run_test(size=(120, 200)) as pilot:
+        await settle(pilot)
+        select_run(fixed_app, RUN)
+        await pilot.press("v")
+        await settle(pilot)
+        text = screen_text(fixed_app)
+        assert "To release, you need:" in text and "b, then s on rerun_stability" in text
+        assert "passgate signoff" not in text
+        # why the boundary counts as relaxed, not only that it does
+        assert "rerun_stability is not-required: execution.reruns: none x2 (need failures or all, at least 2)" in text
+
+
+def test_contamination_findings_are_listed_not_only_counted(fixed_db):
+    import dataclasses
+    import io
+
+    from rich.console import Console
+
+    from passgate.core.gate import evaluate
+    from passgate.core.gate.facts import Finding
+    from passgate.tui.screens.verdict import verdict_renderable
+    v = evaluate(Store(fixed_db), RUN)
+    found = tuple(Finding(f"HumanEval/{i}", "humaneval", "exposed", "candidate_reproduces_reference", 0.9, 9, 10,
+                          "2 of 2 distinct programs reproduce the reference") for i in range(3))
+    v = dataclasses.replace(v, contamination=dataclasses.replace(v.contamination, findings=found))
+    console = Console(width=120, file=io.StringIO(), record=True)
+    console.print(verdict_renderable(v))
+    text = console.export_text()
+    assert "3 findings" in text
+    assert all(f"HumanEval/{i}" in text for i in range(3)) and "candidate_reproduces_reference" in text

@@ -5,6 +5,7 @@ Everything shown comes from `core.gate.evaluate` (the same call as `passgate gat
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rich.console import Group
@@ -26,6 +27,7 @@ def evaluate_run(store, run_id: str, baseline: str | None):
     return evaluate(store, run_id, baseline=baseline)
 
 
+FINDINGS_SHOWN = 200
 NO_BASELINE = "-"            # the picker's first choice: judge the run without a baseline
 
 
@@ -55,49 +57,103 @@ def section(title: str) -> Text:
     return Text(f"\n{title}", style="bold underline")
 
 
+# what the console's keys are for each kind of need (the command line prints the command instead)
+NEED_KEYS = {"signoff": "b, then s on {subject}", "manifest": "n: a new run whose manifest justifies it",
+             "rerun": "n: a new run", "evidence": "", "alert": ""}
+_COMMAND = re.compile(r"; sign it with `passgate signoff [^`]*`")
+
+
+def for_console(text: str) -> str:
+    """A gate sentence with the sign-off command replaced by the console's keys."""
+    return _COMMAND.sub("; sign it off here: b, then s on that boundary", text)
+
+
 def verdict_renderable(v) -> Group:
     """The whole verdict as rich renderables, in the order a release engineer reads it."""
-    parts: list = [section("Reasons")]
-    parts += [Text(f"• {r}") for r in v.reasons]
+    parts: list = [section("Reasons")] + [Text(f"• {for_console(r)}") for r in v.reasons]
+    parts += _needs(v) + _path(v)
+    parts += [section(f"Risk: {v.risk}")] + [Text(f"• {r}") for r in v.risk_reasons]
+    parts += _evidence(v) + _boundaries(v) + _alerts(v) + _contamination(v)
+    return Group(*parts)
+
+
+def _needs(v) -> list:
+    if not v.needs:
+        return []
+    out: list = [section("To release, you need:")]
+    for i, n in enumerate(v.needs, start=1):
+        keys = NEED_KEYS.get(n.action, "").format(subject=n.subject)
+        line = Text(f"{i}. ")
+        if keys:
+            line.append(f"[{keys}] ", style="bold cyan")
+        line.append(n.what)
+        out.append(line)
+    return out
+
+
+def _path(v) -> list:
     path = Table(box=None, show_header=True, header_style="bold", expand=True)
     path.add_column("step", width=11)
     path.add_column("used", ratio=1)
-    path.add_column("relaxed", width=30)
+    path.add_column("relaxed", ratio=1)
     for s in v.path:
         path.add_row(Text(s.step, style="yellow" if s.relaxed else ""), s.used,
                      Text(", ".join(s.relaxations), style="yellow"))
-    parts += [section("Execution path (relaxed steps in yellow)"), path]
-    parts += [section(f"Risk: {v.risk}")] + [Text(f"• {r}") for r in v.risk_reasons]
+    return [section("Execution path (relaxed steps in yellow)"), path]
+
+
+def _evidence(v) -> list:
     ev = Table(box=None, show_header=True, header_style="bold", expand=True)
     for name, width in (("level", 9), ("condition", 22), ("measured", 16), ("threshold", 18)):
-        ev.add_column(name, width=width)
+        ev.add_column(name, width=width, overflow="fold")
     ev.add_column("why", ratio=1)
     for c in v.conditions:
         ev.add_row(Text(c.level, style=LEVEL_STYLE.get(c.level, "")), c.name, c.measured, c.threshold, c.sentence)
-    parts += [section(f"Evidence: {v.evidence}"), ev]
+    return [section(f"Evidence: {v.evidence}"), ev]
+
+
+def _boundaries(v) -> list:
     bt = Table(box=None, show_header=True, header_style="bold", expand=True)
-    for name, width in (("boundary", 16), ("secure", 15), ("policy", 15), ("used", 15), ("status", 14)):
-        bt.add_column(name, width=width)
+    for name in ("boundary", "secure", "policy", "used", "status"):
+        bt.add_column(name, ratio=1, overflow="fold")
     for b in v.boundaries:
         bt.add_row(b.boundary, b.secure, b.policy, b.used or "?", Text(b.status, style=STATUS_STYLE.get(b.status, "")))
-    parts += [section("Boundaries (press b to review and sign off)"), bt]
-    if v.baseline:
-        at = Table(box=None, show_header=True, header_style="bold", expand=True)
-        for name, width in (("", 7), ("alert", 22), ("run", 8), ("baseline", 8), ("cap", 8)):
-            at.add_column(name, width=width)
-        at.add_column("why", ratio=1)
-        for a in v.alerts:
-            at.add_row(Text("RAISED" if a.raised else "ok", style="bold red" if a.raised else "green"), a.name,
-                       _num(a.run), _num(a.baseline), a.cap, a.sentence)
-        parts += [section(f"Alerts against baseline {v.baseline}"), at]
-    else:
-        parts += [section("Alerts"), Text("No baseline chosen: press a to compare against another run.")]
+    why = [Text(f"  {b.boundary} is {b.used or b.effective}: {b.saw}", style="yellow")
+           for b in v.boundaries if b.relaxed or b.status != "secure"]
+    return [section("Boundaries (press b to review and sign off)"), bt] + why
+
+
+def _alerts(v) -> list:
+    if not v.baseline:
+        return [section("Alerts"), Text("No baseline chosen: press a to compare against a run on the same tasks.")]
+    at = Table(box=None, show_header=True, header_style="bold", expand=True)
+    for name, width in (("", 7), ("alert", 22), ("run", 8), ("baseline", 8), ("cap", 8)):
+        at.add_column(name, width=width)
+    at.add_column("why", ratio=1)
+    for a in v.alerts:
+        at.add_row(Text("RAISED" if a.raised else "ok", style="bold red" if a.raised else "green"), a.name,
+                   _num(a.run), _num(a.baseline), a.cap, a.sentence)
+    return [section(f"Alerts against baseline {v.baseline}"), at]
+
+
+def _contamination(v) -> list:
     c = v.contamination
-    parts += [section("Contamination"),
-              Text(f"{len(c.findings)} findings; corpus {c.corpus if c.corpus_checked else 'not given'}; "
-                   f"reference reproduction {'checked' if c.references_checked else 'not checked'}"
-                   + "".join(f"\n  note: {n}" for n in c.notes))]
-    return Group(*parts)
+    noun = "finding" if len(c.findings) == 1 else "findings"
+    out: list = [section("Contamination"),
+                 Text(f"{len(c.findings)} {noun}; corpus {c.corpus if c.corpus_checked else 'not given'}; "
+                      f"reference reproduction {'checked' if c.references_checked else 'not checked'}"
+                      + "".join(f"\n  note: {n}" for n in c.notes))]
+    if c.findings:
+        ft = Table(box=None, show_header=True, header_style="bold", expand=True)
+        for name in ("task", "slice", "kind", "overlap"):
+            ft.add_column(name, overflow="fold")
+        ft.add_column("detail", ratio=1)
+        for f in c.findings[:FINDINGS_SHOWN]:
+            ft.add_row(f.task_id, f.slice, f.kind, f"{100 * f.fraction:.0f}% ({f.matched}/{f.compared})", f.detail)
+        out.append(ft)
+        if len(c.findings) > FINDINGS_SHOWN:
+            out.append(Text(f"… {len(c.findings) - FINDINGS_SHOWN} more (passgate gate RUN --json lists every one)"))
+    return out
 
 
 def _num(x) -> str:
