@@ -232,3 +232,57 @@ def test_contamination_findings_are_listed_not_only_counted(fixed_db):
     text = console.export_text()
     assert "3 findings" in text
     assert all(f"HumanEval/{i}" in text for i in range(3)) and "candidate_reproduces_reference" in text
+
+
+# ---- 5. sign-off ---------------------------------------------------------------------------------
+async def _open_signoff(app, pilot):
+    select_run(app, RUN)
+    await pilot.press("b")
+    await settle(pilot)
+    table = app.screen.query_one("#boundary-table", DataTable)
+    table.move_cursor(row=table.get_row_index("rerun_stability"))          # unsigned
+    await pilot.press("s")
+    await settle(pilot)
+
+
+async def test_the_signoff_dialog_does_not_offer_the_operator_as_reviewer(fixed_app):
+    async with fixed_app.run_test(size=SIZE) as pilot:          # the console's user is the run's operator
+        await settle(pilot)
+        await _open_signoff(fixed_app, pilot)
+        assert fixed_app.screen.query_one("#reviewer", Input).value == ""
+        assert "not the run's operator, rel-eng" in screen_text(fixed_app)
+
+
+async def test_a_refused_signoff_keeps_its_statement(fixed_app):
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _open_signoff(fixed_app, pilot)
+        dialog = fixed_app.screen
+        dialog.query_one("#reviewer", Input).value = "rel-eng"
+        dialog.query_one("#statement", Input).value = "reruns are off for speed; flaky rate checked by hand"
+        await pilot.click("#record")
+        await settle(pilot)
+        assert fixed_app.screen is dialog and "needs a second person" in screen_text(fixed_app)
+        assert dialog.query_one("#statement", Input).value == "reruns are off for speed; flaky rate checked by hand"
+        dialog.query_one("#reviewer", Input).value = "sec-2"
+        await pilot.click("#record")
+        await wait_for(pilot, lambda: "signed" in str(fixed_app.screen.query_one("#boundary-table", DataTable)
+                                                         .get_row("rerun_stability")[-1]), 60, "the sign-off")
+
+
+async def test_a_signoff_the_record_refuses_comes_back_with_what_was_typed(fixed_app, monkeypatch):
+    from passgate.core.errors import PassgateError
+    from passgate.tui.screens import boundaries
+
+    def refuse(*_args):
+        raise PassgateError("the record refused it", title="sign-off refused")
+    monkeypatch.setattr(boundaries, "record_signoff", refuse)
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _open_signoff(fixed_app, pilot)
+        fixed_app.screen.query_one("#reviewer", Input).value = "sec-2"
+        fixed_app.screen.query_one("#statement", Input).value = "checked the flaky list"
+        await pilot.click("#record")
+        await settle(pilot)
+        assert fixed_app.screen.query_one("#statement", Input).value == "checked the flaky list"
+        assert "the record refused it" in screen_text(fixed_app)

@@ -122,7 +122,7 @@ async def test_the_operator_cannot_sign_off_their_own_relaxation(fixed_app):
         screen.query_one("#statement", Input).value = "looks fine to me"
         await pilot.click("#record")
         await settle(pilot)
-        assert "operator" in screen_text(fixed_app)       # the CLI's refusal, as an error dialog
+        assert "operator" in screen_text(fixed_app)       # refused in the dialog, which keeps what was typed
         await pilot.press("escape")
         await settle(pilot)
         assert "unsigned" in screen_text(fixed_app)

@@ -135,26 +135,35 @@ class SignoffDecision:
 
 
 class SignoffScreen(ModalScreen[SignoffDecision | None]):
-    """Approve or refuse a relaxed boundary; a statement is required either way."""
+    """Approve or refuse a relaxed boundary; a statement is required either way.
+
+    The reviewer starts as the console's user only when that is not the run's operator (whose own
+    sign-off never counts); a draft the record refuses comes back with what was typed and why."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, boundary: str, summary: str, reviewer: str):
+    def __init__(self, boundary: str, summary: str, operator: str, *, reviewer: str = "",
+                 draft: SignoffDecision | None = None, error: str = ""):
         super().__init__()
-        self.boundary, self.summary, self.reviewer = boundary, summary, reviewer
+        self.boundary, self.summary, self.operator = boundary, summary, operator
+        self.draft, self.error = draft, error
+        same = " ".join(reviewer.split()).casefold() == " ".join(operator.split()).casefold()
+        self.reviewer = "" if same else reviewer
 
     def compose(self) -> ComposeResult:
+        d = self.draft
         with Vertical(classes="dialog wide"):
             yield Label(f"Sign off: {self.boundary}", classes="dialog-title")
             yield Static(self.summary, markup=False, id="signoff-summary")
-            yield Label("Reviewer")
-            yield Input(self.reviewer, id="reviewer")
+            yield Label(f"Reviewer (not the run's operator, {self.operator})")
+            yield Input(d.reviewer if d else self.reviewer, placeholder="your name", id="reviewer")
             with RadioSet(id="decision"):
-                yield RadioButton("approve", id="approve", value=True)
-                yield RadioButton("refuse", id="refuse")
+                yield RadioButton("approve", id="approve", value=not d or d.decision == "approve")
+                yield RadioButton("refuse", id="refuse", value=bool(d) and d.decision == "refuse")
             yield Label("Statement (why)")
-            yield Input(placeholder="what you checked and why you accept or refuse it", id="statement")
-            yield Static("", id="signoff-error", classes="form-error")
+            yield Input(d.statement if d else "", placeholder="what you checked and why you accept or refuse it",
+                        id="statement")
+            yield Static(self.error, id="signoff-error", classes="form-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Record", id="record", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -165,8 +174,12 @@ class SignoffScreen(ModalScreen[SignoffDecision | None]):
         reviewer = self.query_one("#reviewer", Input).value.strip()
         statement = self.query_one("#statement", Input).value.strip()
         pressed = self.query_one("#decision", RadioSet).pressed_button
+        error = self.query_one("#signoff-error", Static)
         if not reviewer or not statement:
-            self.query_one("#signoff-error", Static).update("A reviewer name and a statement are required.")
+            error.update("A reviewer name and a statement are required.")
+            return
+        if " ".join(reviewer.split()).casefold() == " ".join(self.operator.split()).casefold():
+            error.update(f"{reviewer} is the run's operator: a sign-off needs a second person.")
             return
         self.dismiss(SignoffDecision(self.boundary, pressed.id if pressed else "approve", reviewer, statement))
 

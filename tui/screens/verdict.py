@@ -5,7 +5,6 @@ Everything shown comes from `core.gate.evaluate` (the same call as `passgate gat
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from rich.console import Group
@@ -19,6 +18,7 @@ from textual.widgets import Footer, Header, Static
 from .. import records
 from ..optional import optional
 from ..styles import CONSEQUENCE_STYLE, LEVEL_STYLE, STATUS_STYLE
+from ..words import NEED_KEYS, for_console
 from .base import RecordScreen
 
 
@@ -55,17 +55,6 @@ def baseline_runs(store, run_id: str) -> tuple[list[tuple[str, str]], int]:
 
 def section(title: str) -> Text:
     return Text(f"\n{title}", style="bold underline")
-
-
-# what the console's keys are for each kind of need (the command line prints the command instead)
-NEED_KEYS = {"signoff": "b, then s on {subject}", "manifest": "n: a new run whose manifest justifies it",
-             "rerun": "n: a new run", "evidence": "", "alert": ""}
-_COMMAND = re.compile(r"; sign it with `passgate signoff [^`]*`")
-
-
-def for_console(text: str) -> str:
-    """A gate sentence with the sign-off command replaced by the console's keys."""
-    return _COMMAND.sub("; sign it off here: b, then s on that boundary", text)
 
 
 def verdict_renderable(v) -> Group:
