@@ -286,3 +286,62 @@ async def test_a_signoff_the_record_refuses_comes_back_with_what_was_typed(fixed
         await settle(pilot)
         assert fixed_app.screen.query_one("#statement", Input).value == "checked the flaky list"
         assert "the record refused it" in screen_text(fixed_app)
+
+
+# ---- 8. confirmations -------------------------------------------------------------------------------
+async def test_rerun_asks_first_and_escape_keeps_the_record(fixed_app, fixed_db):
+    from passgate.tui.screens.dialogs import ConfirmScreen
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        select_run(fixed_app, RUN)
+        await pilot.press("i")
+        await settle(pilot)
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(fixed_app.screen, ConfirmScreen) and "Rerun" in screen_text(fixed_app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not fixed_app.screen.rerunning
+    rows = Store(fixed_db).query("SELECT COUNT(*) AS n FROM executions WHERE purpose = 'rerun' AND run_id = ?", [RUN])
+    assert next(iter(rows))["n"] == 1                                   # only the fixture's own re-check
+
+
+async def test_escape_in_the_wizard_asks_before_discarding(fixed_app):
+    from passgate.tui.screens.dialogs import ConfirmScreen
+    from passgate.tui.screens.wizard import WizardScreen
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        fixed_app.screen.query_one("#run-name", Input).value = "half-typed"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(fixed_app.screen, ConfirmScreen)
+        await pilot.press("escape")                                     # no: back to the wizard, as it was
+        await pilot.pause()
+        assert isinstance(fixed_app.screen, WizardScreen)
+        assert fixed_app.screen.query_one("#run-name", Input).value == "half-typed"
+        await pilot.press("escape", "y")
+        await pilot.pause()
+        assert fixed_app.screen.__class__.__name__ == "RunsScreen"
+
+
+async def test_cancelling_a_run_asks_first(fixed_app):
+    import threading
+
+    from passgate.tui.app import Launch
+    from passgate.tui.screens.dialogs import ConfirmScreen
+    from passgate.tui.screens.live import LiveRunScreen
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        launch = Launch(99, "resume", INTERRUPTED, threading.Event(), run_id=INTERRUPTED)
+        fixed_app.launches[99] = launch                                  # a run this console is running
+        await fixed_app.push_screen(LiveRunScreen(run_id=INTERRUPTED, launch=launch))
+        await settle(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(fixed_app.screen, ConfirmScreen) and not launch.cancel.is_set()
+        await pilot.press("y")
+        await pilot.pause()
+        assert launch.cancel.is_set()
+        launch.done = True

@@ -161,8 +161,18 @@ class LiveRunScreen(RecordScreen):
             self.notify("Only a run launched and still running in this console can be cancelled here.",
                         severity="warning")
             return
-        launch.cancel.set()
-        self.query_one("#live-status", Static).update(f"[b]{self.run_id or ''}[/b]  cancelling: removing containers…")
+        from .dialogs import ConfirmScreen
+
+        def decided(yes: bool | None) -> None:
+            if yes and launch.active:
+                launch.cancel.set()
+                self.query_one("#live-status", Static).update(
+                    f"[b]{self.run_id or ''}[/b]  cancelling: removing containers…")
+        self.app.push_screen(ConfirmScreen(
+            f"Cancel run {self.run_id or ''}?",
+            "Candidates in flight stop and the containers are removed. Everything decided so far stays in the "
+            "record, and r (resume) continues the run later. Press y to cancel the run, escape to keep it running."),
+            decided)
 
     def action_resume(self) -> None:
         launch = self._launch()

@@ -215,6 +215,14 @@ class WizardScreen(RecordScreen):
             self._freeze()
 
     # ---- navigation -------------------------------------------------------------------
+    def action_back(self) -> None:
+        """Escape leaves the wizard only after asking: what was entered is not saved anywhere."""
+        from .dialogs import ConfirmScreen
+        self.app.push_screen(ConfirmScreen(
+            "Discard this new run?", "The steps you filled in are not saved (nothing is frozen until Review). "
+            "Press y to discard them, escape to go on editing."),
+            lambda yes: self.app.pop_screen() if yes and self.app.screen is self else None)
+
     def _show_step(self) -> None:
         self.set_focus(None)                # the page being hidden must not pass its focus on
         self.query_one("#pages", ContentSwitcher).current = self.step
