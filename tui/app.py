@@ -74,7 +74,7 @@ class PassgateApp(App[None]):
     SUB_TITLE = "release gate for code generation"
     BINDINGS = [
         Binding("f1", "help", "Help"),
-        Binding("ctrl+t", "toggle_theme", "Light/dark"),
+        Binding("ctrl+t", "toggle_theme", "Light/dark", show=False),     # in the help and the palette
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 

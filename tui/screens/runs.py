@@ -106,7 +106,9 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
                           self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", key=r.run_id)
         if selected and selected in {r.run_id for r in visible}:
             table.move_cursor(row=table.get_row_index(selected))
-        shown = f"{len(visible)} of {len(self.rows)} runs" if len(visible) != len(self.rows) else f"{len(self.rows)} runs"
+        noun = "run" if len(self.rows) == 1 else "runs"
+        shown = (f"{len(visible)} of {len(self.rows)} {noun}" if len(visible) != len(self.rows)
+                 else f"{len(self.rows)} {noun}")
         self.query_one("#runs-summary", Static).update(
             f"{shown} in {self.app.db_path}" if self.rows else
             "No runs yet. Press n to build a manifest and launch a run, or o to open a manifest file.")
