@@ -171,7 +171,7 @@ class PassgateApp(App[None]):
     def action_help(self) -> None:
         from .screens.help import HelpScreen
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))
 
     def action_toggle_theme(self) -> None:
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]

@@ -267,7 +267,7 @@ async def test_a_refused_signoff_keeps_its_statement(fixed_app):
         dialog.query_one("#reviewer", Input).value = "sec-2"
         await pilot.click("#record")
         await wait_for(pilot, lambda: "signed" in str(fixed_app.screen.query_one("#boundary-table", DataTable)
-                                                         .get_row("rerun_stability")[-1]), 60, "the sign-off")
+                                                         .get_row("rerun_stability")[1]), 60, "the sign-off")
 
 
 async def test_a_signoff_the_record_refuses_comes_back_with_what_was_typed(fixed_app, monkeypatch):
@@ -345,3 +345,102 @@ async def test_cancelling_a_run_asks_first(fixed_app):
         await pilot.pause()
         assert launch.cancel.is_set()
         launch.done = True
+
+
+# ---- 6. 80x24 ------------------------------------------------------------------------------------
+async def test_the_runs_list_at_80_columns_keeps_pass_at_1_verdict_and_decided(fixed_app):
+    async with fixed_app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        text = screen_text(fixed_app)
+        for heading in ("pass@1", "verdict", "decided"):
+            assert heading in text
+        assert "0.625" in text and "16/16" in text
+
+
+async def test_the_failures_screen_at_80_columns_gives_the_candidate_the_width(fixed_app):
+    async with fixed_app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        select_run(fixed_app, RUN)
+        await pilot.press("i")
+        await settle(pilot)
+        assert fixed_app.screen.query_one("#candidate-pane").size.width >= 70
+        assert "Attempts a" in screen_text(fixed_app)
+        await pilot.press("a")
+        await settle(pilot)
+        assert "result" in screen_text(fixed_app)
+
+
+async def test_the_wizard_at_80_columns_keeps_its_step_list_narrow_and_its_buttons_whole(fixed_app):
+    async with fixed_app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert fixed_app.screen.query_one("#steps").size.width <= 22
+        text = screen_text(fixed_app)
+        assert "Next" in text and "Back" in text and "Launch" in text
+
+
+# ---- 9. the wizard ---------------------------------------------------------------------------------
+async def test_the_wizard_offers_only_settings_the_runner_can_run(fixed_app):
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        wizard = fixed_app.screen
+        assert not wizard.query("#set-network-open") and not wizard.query("#set-network-egress-allowlist")
+        while wizard.step != "b-network":
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        assert "Not offered: egress-allowlist, open" in screen_text(fixed_app)
+
+
+async def test_the_task_ids_field_starts_empty_and_says_empty_means_every_task(fixed_app):
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        field = fixed_app.screen.query_one("#task-ids", Input)
+        assert field.value == "" and "every task" in field.placeholder and "HumanEval/" not in field.placeholder
+
+
+async def test_the_samples_path_is_checked_as_it_is_typed(fixed_app, tmp_path):
+    samples = tmp_path / "s.jsonl"
+    samples.write_text('{"task_id": "HumanEval/0", "completion": "    return 1\\n"}\n')
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n", "ctrl+n")
+        await pilot.pause()
+        wizard = fixed_app.screen
+        wizard.query_one("#import-path", Input).value = str(tmp_path / "missing.jsonl")
+        await pilot.pause()
+        assert "No file at" in screen_text(fixed_app)
+        wizard.query_one("#import-path", Input).value = str(samples)
+        await pilot.pause()
+        assert "1 sample line" in screen_text(fixed_app)
+
+
+# ---- help, palette, zoom ---------------------------------------------------------------------------
+async def test_help_lists_the_keys_of_the_screen_it_was_opened_on(fixed_app):
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        select_run(fixed_app, RUN)
+        await pilot.press("i")
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        text = screen_text(fixed_app)
+        assert "Keys of this screen" in text and "Rerun task" in text and "list one class" in text
+
+
+async def test_z_maximises_the_focused_pane_and_puts_it_back(fixed_app):
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        select_run(fixed_app, RUN)
+        await pilot.press("i")
+        await settle(pilot)
+        await pilot.press("z")
+        await pilot.pause()
+        assert fixed_app.screen.maximized is fixed_app.screen.query_one("#failures")
+        await pilot.press("z")
+        await pilot.pause()
+        assert fixed_app.screen.maximized is None

@@ -72,8 +72,9 @@ class BoundaryScreen(RecordScreen):
     def on_mount(self) -> None:
         self.sub_title = f"boundaries · {self.run_id}"
         table = self.query_one("#boundary-table", DataTable)
-        for label, width in (("boundary", 16), ("secure default", 15), ("policy", 16), ("declared", 16),
-                             ("used", 16), ("risk", 8), ("status", 14)):
+        # the status first after the name: at 80 columns a reviewer sees what waits for them
+        for label, width in (("boundary", 16), ("status", 14), ("used", 16), ("risk", 8), ("policy", 16),
+                             ("secure default", 15), ("declared", 16)):
             table.add_column(label, width=width)
         self.action_refresh()
 
@@ -97,9 +98,9 @@ class BoundaryScreen(RecordScreen):
         row = table.cursor_row
         table.clear()
         for s in states:
-            table.add_row(s.boundary, s.secure, s.policy, s.declared or "—", s.used or "?",
-                          Text(s.risk, style="yellow" if s.relaxed else ""),
-                          Text(s.status, style=STATUS_STYLE.get(s.status, "")), key=s.boundary)
+            table.add_row(s.boundary, Text(s.status, style=STATUS_STYLE.get(s.status, "")), s.used or "?",
+                          Text(s.risk, style="yellow" if s.relaxed else ""), s.policy, s.secure, s.declared or "—",
+                          key=s.boundary)
         table.move_cursor(row=min(row, len(states) - 1))
         self._show_detail()
         self.query_one("#evidence-text", Static).update(_evidence(facts))

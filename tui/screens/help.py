@@ -29,6 +29,26 @@ NOTE = ("A run's record is append-only: a rerun adds attempts and never changes 
         "adds a row; a cancelled run resumes from the record.")
 
 
+def screen_keys(screen) -> Table | None:
+    """Every key the screen under the help answers, with what it does (its own and the app's)."""
+    if screen is None:
+        return None
+    table = Table(title=f"Keys of this screen ({screen.sub_title or type(screen).__name__})", title_justify="left",
+                  expand=True, show_header=True, header_style="bold")
+    table.add_column("key", width=14, style="bold cyan")
+    table.add_column("does", ratio=1)
+    seen = set()
+    for key, active in screen.active_bindings.items():
+        b = active.binding
+        what = b.description or b.action.replace("_", " ")
+        if (what, b.action) in seen or b.action.startswith("pick_class") and key != "1":
+            continue
+        seen.add((what, b.action))
+        label = "1-9, 0" if b.action.startswith("pick_class") else screen.app.get_key_display(b)
+        table.add_row(label, what if not b.action.startswith("pick_class") else "list one class (0: every class)")
+    return table
+
+
 def help_table() -> Group:
     table = Table(expand=True, show_lines=True)
     table.add_column("screen", width=11, style="bold")
@@ -40,12 +60,19 @@ def help_table() -> Group:
 
 
 class HelpScreen(ModalScreen[None]):
-    """Keys and journeys."""
+    """The keys of the screen it was opened on, then every screen's keys and journeys."""
 
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
+
+    def __init__(self, under=None):
+        super().__init__()
+        self.under = under
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Label("passgate console — help", classes="dialog-title")
             with VerticalScroll(id="help-body"):
+                current = screen_keys(self.under)
+                if current is not None:
+                    yield Static(current)
                 yield Static(help_table())
