@@ -62,7 +62,7 @@ class InspectorScreen(RecordScreen):
         Binding("x", "rerun_candidate", "Rerun"),
         Binding("t", "rerun_task", "Rerun task"),
         Binding("slash", "search", "Search"),
-        *(Binding(key, f"tab('{tab}')", title, show=False) for key, tab, title in TABS),
+        *(Binding(key, f"tab('{tab}')", f"{title} tab", show=False) for key, tab, title in TABS),
         *(Binding(str(i), f"pick_class({i})", f"class {i}", show=False) for i in range(10)),
         Binding("f5", "refresh", "Refresh", show=False),
     ]

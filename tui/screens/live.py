@@ -69,7 +69,7 @@ class LiveRunScreen(RecordScreen):
             yield SliceBars(id="slices")
             with Horizontal(id="live-tables"):
                 with Vertical(id="classes-pane"):
-                    yield Label("Not passed, by class (1-9 lists one)", classes="pane-title")
+                    yield Label("By class (1-9: list)", classes="pane-title")
                     yield _display_table("classes")
                 with Vertical(id="recent-pane"):
                     yield Label("Recent failures", classes="pane-title")
