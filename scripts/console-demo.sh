@@ -59,8 +59,10 @@ wait_for "console demo, not"
 keys C-n                               # scoring
 sleep 1
 keys Tab Tab Tab Tab Tab               # k → aggregation → level → resamples → workers → policy
-keys Enter Up Enter                    # public-benchmark: a public holdout may be signed off
-wait_for "public-benchmark" 10
+keys Enter; sleep 1                    # open the policy list
+keys Up; sleep 0.5                     # public-benchmark: a public holdout may be signed off
+keys Enter; sleep 1
+screen > "$out/scoring.txt"
 keys C-n                               # review: freezes the manifest
 wait_for "Manifest id" 120
 screen > "$out/review.txt"
@@ -76,8 +78,8 @@ keys v                                 # verdict
 wait_for "evidence" 120
 sleep 1
 screen > "$out/verdict.txt"
-for _ in 1 2 3 4; do keys PageDown; done
-wait_for "To release, you need" 10 || true
+keys PageDown                          # what a release needs
+sleep 0.5
 screen > "$out/verdict-needs.txt"
 keys C-q
 
@@ -97,7 +99,8 @@ keys Enter
 wait_for "sign-off recorded" 120
 sleep 1
 screen > "$out/signoff.txt"
-keys Escape v                          # back to the runs, then the verdict
+keys Escape; sleep 0.5                 # back to the runs (apart from v: ESC v would read as alt+v)
+keys v                                 # the verdict after the sign-off
 wait_for "evidence" 120
 sleep 1
 screen > "$out/verdict-signed.txt"

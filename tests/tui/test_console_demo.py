@@ -28,6 +28,6 @@ def test_the_three_journeys_by_keystrokes_in_tmux_at_80x24(tmp_path):
     assert "completed" in screen("live") and "3/3" in screen("live")
     assert "pass@1" in screen("report")
     assert "CANARY" in screen("verdict") or "BLOCKED" in screen("verdict")
-    assert "signed" in screen("signoff")
+    assert "signed" in screen("signoff") and "verdict ·" in screen("verdict-signed")
     assert "wrong_answer" in screen("failures") and "Decision" in screen("failure-output")
     assert "Rerun" in screen("rerun-confirm") and "Rerun recorded" in screen("rerun-done")

@@ -169,7 +169,9 @@ async def test_on_call_inspects_a_failed_candidate_and_reruns_it(record_copy, tm
         attempts = app.screen.query_one("#attempts", DataTable)
         before = attempts.row_count
         assert before == 2                                                     # grade + rerun policy
-        await pilot.press("x")
+        await pilot.press("x")                                                # asks first
+        await pilot.pause()
+        await pilot.press("y")
         await wait_for(pilot, lambda: attempts.row_count == before + 1, 120, "the rerun attempt")
         await settle(pilot)
         text = screen_text(app)
@@ -189,7 +191,7 @@ async def test_on_call_cancels_a_run_and_resumes_it(tmp_path):
         launch = app.launch("start", str(manifest))
         from passgate.tui.screens.live import LiveRunScreen
         await app.push_screen(LiveRunScreen(launch=launch))
-        await pilot.press("c")                                                # cancel during preflight
+        await pilot.press("c", "y")                                           # cancel during preflight (asks first)
         await wait_for(pilot, lambda: launch.done, 120, "the cancelled run to stop")
         await settle(pilot)
         assert "cancelled" in screen_text(app)

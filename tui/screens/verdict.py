@@ -93,9 +93,10 @@ def _path(v) -> list:
 
 def _evidence(v) -> list:
     ev = Table(box=None, show_header=True, header_style="bold", expand=True)
-    for name, width in (("level", 9), ("condition", 22), ("measured", 16), ("threshold", 18)):
-        ev.add_column(name, width=width, overflow="fold")
-    ev.add_column("why", ratio=1)
+    ev.add_column("level", width=8)
+    ev.add_column("condition", width=22, overflow="fold")
+    for name, ratio in (("measured", 1), ("threshold", 1), ("why", 2)):
+        ev.add_column(name, ratio=ratio, overflow="fold")
     for c in v.conditions:
         ev.add_row(Text(c.level, style=LEVEL_STYLE.get(c.level, "")), c.name, c.measured, c.threshold, c.sentence)
     return [section(f"Evidence: {v.evidence}"), ev]
