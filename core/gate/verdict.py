@@ -81,6 +81,10 @@ def verdict(facts: GateFacts, policy: Policy, alerts: tuple[Alert, ...] | list[A
                                if consequence != "release" else ()))
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def assess_risk(facts: GateFacts, states: list[BoundaryState]) -> tuple[str, list[str]]:
     """Risk is the highest of the boundaries' settings and of any failed boundary check."""
     reasons: list[tuple[str, str]] = []
@@ -153,14 +157,15 @@ def execution_path(f: GateFacts, states: list[BoundaryState]) -> list[PathStep]:
         f"hash chain ALTERED at {f.chain_findings[0]['table']} row {f.chain_findings[0]['rowid']}"
     steps = [
         PathStep("model", f"{f.model or 'unknown'} (candidates: {f.candidate_source or '?'})", False),
-        PathStep("candidates", f"{c.candidates} on {f.tasks} tasks: {c.counted} counted, {c.excluded} excluded, "
-                               f"{c.infra_error} infra errors, {c.sandbox_violations} sandbox violations", False),
+        PathStep("candidates", f"{c.candidates} on {_n(f.tasks, 'task')}: {c.counted} counted, {c.excluded} excluded, "
+                               f"{_n(c.infra_error, 'infra error')}, {_n(c.sandbox_violations, 'sandbox violation')}",
+                 False),
         PathStep("runner", f"{f.runner} with runtime {f.runtime or '?'}{gvisor}; image {f.image or '?'} "
                            f"{f.image_digest[:19]} ({digest_ok})", bool(marks("runtime")), marks("runtime")),
         PathStep("sandbox", sandbox, bool(marks("network", "mounts", "dependencies")),
                  marks("network", "mounts", "dependencies")),
         PathStep("tests", tests, bool(marks("protected_tests", "rerun_stability", "holdout")),
                  marks("protected_tests", "rerun_stability", "holdout")),
-        PathStep("records", f"SQLite record, {chain}; {len(f.signoffs)} sign-offs", False),
+        PathStep("records", f"SQLite record, {chain}; {_n(len(f.signoffs), 'sign-off')}", False),
     ]
     return steps
