@@ -444,3 +444,16 @@ async def test_z_maximises_the_focused_pane_and_puts_it_back(fixed_app):
         await pilot.press("z")
         await pilot.pause()
         assert fixed_app.screen.maximized is None
+
+
+async def test_the_palette_offers_every_run(fixed_app):
+    from passgate.tui.commands import console_commands
+    async with fixed_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = [c.title for c in console_commands(fixed_app, fixed_app.screen)]
+        for run_id in (RUN, BASELINE, INTERRUPTED):
+            assert any(run_id in t for t in titles)
+        command = next(c for c in console_commands(fixed_app, fixed_app.screen) if BASELINE in c.title)
+        command.callback()
+        await settle(pilot)
+        assert fixed_app.screen.__class__.__name__ == "ReportScreen" and fixed_app.screen.run_id == BASELINE
