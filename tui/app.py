@@ -69,11 +69,12 @@ class PassgateApp(App[None]):
     """Runs, new-run wizard, live run, report, verdict, inspector, boundary review, compare."""
 
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]      # app.tcss lays screens out for each
     TITLE = "passgate"
     SUB_TITLE = "release gate for code generation"
     BINDINGS = [
         Binding("f1", "help", "Help"),
-        Binding("ctrl+t", "toggle_theme", "Light/dark"),
+        Binding("ctrl+t", "toggle_theme", "Light/dark", show=False),     # in the help and the palette
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -170,7 +171,7 @@ class PassgateApp(App[None]):
     def action_help(self) -> None:
         from .screens.help import HelpScreen
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))
 
     def action_toggle_theme(self) -> None:
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]

@@ -31,5 +31,19 @@ def console_commands(app, screen: Screen) -> Iterable[SystemCommand]:
         method = getattr(screen, f"action_{action}", None)
         if method is not None:
             yield SystemCommand(title, help_text, method)
+    yield from run_commands(app)
     yield SystemCommand("Help", "Screens, keys and the headless command behind each", app.action_help)
     yield SystemCommand("Light/dark theme", "Switch between the light and the dark theme", app.action_toggle_theme)
+
+
+def run_commands(app) -> Iterable[SystemCommand]:
+    """One entry per run in the runs list: the palette jumps to any run's report."""
+    from .screens.report import ReportScreen
+    from .screens.runs import RunsScreen
+    home = next((s for s in app.screen_stack if isinstance(s, RunsScreen)), None)
+    for row in (home.rows if home is not None else []):
+        def open_report(run_id: str = row.run_id) -> None:
+            app.push_screen(ReportScreen(run_id))
+        pass_at_1 = "—" if row.pass_at_1 is None else f"{row.pass_at_1:.3f}"
+        yield SystemCommand(f"Run {row.run_id} {row.name}", f"{row.status} · {row.model} · pass@1 {pass_at_1}",
+                            open_report)

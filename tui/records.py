@@ -7,9 +7,15 @@ of 16,400 candidates is a few indexed scans, never a Python loop per row.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from passgate.core.errors import ConfigError
 from passgate.core.record.store import Store
+from passgate.core.score.report import ScoringConfig
+from passgate.core.score.scoring import Strata, aggregate, pass_at_k_array
 
 COUNTED = ("passed", "failed", "flaky")        # outcomes that count toward pass@k
 RECENT_FAILURES = 12
@@ -45,21 +51,41 @@ def run_rows(store: Store) -> list[RunRow]:
         "SELECT run_id, COUNT(*) AS n FROM candidates GROUP BY run_id")}
     decided = {r["run_id"]: r["n"] for r in store.query(
         "SELECT run_id, COUNT(*) AS n FROM outcomes GROUP BY run_id")}
-    per_task: dict[str, list[float]] = {}
+    scores = pass_at_1_by_run(store)
+    return [RunRow(run_id=run["run_id"], status=run["status"] or "", name=run["name"] or "",
+                   model=run["model"] or "", manifest_id=run["manifest_id"] or "",
+                   created_at=run["created_at"] or "", operator=run["operator"] or "",
+                   decided=decided.get(run["run_id"], 0), total=totals.get(run["run_id"], 0),
+                   pass_at_1=scores.get(run["run_id"]))
+            for run in store.runs()]
+
+
+def pass_at_1_by_run(store: Store) -> dict[str, float]:
+    """pass@1 of every run as its report's headline computes it (the manifest's aggregation and weights)."""
+    per_run: dict[str, list] = {}
     for r in store.query(
-            f"SELECT run_id, task_id, SUM(protected_passed) AS c, COUNT(*) AS n FROM outcomes "
-            f"WHERE outcome IN {COUNTED} GROUP BY run_id, task_id"):
-        per_task.setdefault(r["run_id"], []).append((r["c"] or 0) / r["n"])
-    rows = []
-    for run in store.runs():
-        rid = run["run_id"]
-        rates = per_task.get(rid)
-        rows.append(RunRow(run_id=rid, status=run["status"] or "", name=run["name"] or "",
-                           model=run["model"] or "", manifest_id=run["manifest_id"] or "",
-                           created_at=run["created_at"] or "", operator=run["operator"] or "",
-                           decided=decided.get(rid, 0), total=totals.get(rid, 0),
-                           pass_at_1=sum(rates) / len(rates) if rates else None))
-    return rows
+            f"SELECT o.run_id, o.task_id, COALESCE(t.slice, '') AS slice, SUM(o.protected_passed) AS c, "
+            f"COUNT(*) AS n FROM outcomes o LEFT JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
+            f"WHERE o.outcome IN {COUNTED} GROUP BY o.run_id, o.task_id"):
+        per_run.setdefault(r["run_id"], []).append((r["n"], r["c"] or 0, r["slice"]))
+    out = {}
+    for row in store.query("SELECT r.run_id, m.canonical_json FROM runs r LEFT JOIN manifests m "
+                           "ON m.manifest_id = r.manifest_id"):
+        tasks = per_run.get(row["run_id"])
+        if not tasks:
+            continue
+        config = _scoring(row["canonical_json"])
+        n, c = np.array([t[0] for t in tasks]), np.array([t[1] for t in tasks])
+        strata = Strata.from_slices([t[2] for t in tasks], config.weights)
+        out[row["run_id"]] = aggregate(pass_at_k_array(n, c, 1), strata, config.aggregation)
+    return out
+
+
+def _scoring(canonical_json: str | None):
+    try:
+        return ScoringConfig.from_manifest(json.loads(canonical_json or "{}"))
+    except (ValueError, ConfigError):       # an unusable manifest: the report says why; the list shows micro
+        return ScoringConfig()
 
 
 # ------------------------------------------------------------------------------ live view
@@ -129,22 +155,42 @@ def live_snapshot(store: Store, run_id: str) -> LiveSnapshot:
     total = sum(s.total for s in slices.values())
     return LiveSnapshot(run_id=rid, status=run["status"] or "", name=run["name"] or "",
                         decided=sum(s.decided for s in slices.values()), total=total,
-                        slices=list(slices.values()), classes=dict(sorted(classes.items(), key=lambda kv: -kv[1])),
+                        slices=list(slices.values()), classes=dict(sorted(classes.items(), key=lambda kv: (-kv[1], kv[0]))),
                         recent=recent, resources=dict(res), error=run["error"] or "",
                         started_at=run["started_at"] or "", finished_at=run["finished_at"] or "")
 
 
 # ------------------------------------------------------------------------------ failures and candidates
 def outcome_rows(store: Store, run_id: str, *, include_passed: bool = False) -> list[dict]:
-    """Every decided candidate that did not pass (or every one), with its slice and deciding detail."""
+    """Every decided candidate that did not pass (or every one), with its slice, deciding detail and
+    `tries`: every attempt recorded for it (grading, retries and reruns), as its detail pane counts them."""
     where = "" if include_passed else " AND o.outcome != 'passed'"
+    same = ("e.run_id = o.run_id AND e.task_id = o.task_id "
+            "AND e.candidate_index = COALESCE(o.executed_as, o.candidate_index)")
     return [dict(r) for r in store.query(
         "SELECT o.task_id, o.candidate_index, t.slice, o.outcome, o.failure_class, o.attempts, o.cpu_s, "
-        "o.wall_s, o.reason, (SELECT e.detail FROM executions e WHERE e.run_id = o.run_id AND e.task_id = o.task_id "
-        " AND e.candidate_index = COALESCE(o.executed_as, o.candidate_index) AND e.purpose != 'rerun' "
+        f"o.wall_s, o.reason, (SELECT COUNT(*) FROM executions e WHERE {same}) AS tries, "
+        f"(SELECT e.detail FROM executions e WHERE {same} AND e.purpose != 'rerun' "
         "ORDER BY e.exec_id DESC LIMIT 1) AS detail "
         "FROM outcomes o JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
         f"WHERE o.run_id = ?{where} ORDER BY t.position, o.candidate_index", [run_id])]
+
+
+def class_of(row: dict) -> str:
+    """The one word the failures list files a candidate under: its failure class, or the outcome
+    when that says more (flaky, infra_error, excluded)."""
+    if row["outcome"] in ("flaky", "infra_error", "excluded", "passed"):
+        return row["outcome"]
+    return row["failure_class"] or row["outcome"]
+
+
+def class_counts(rows: list[dict]) -> dict[str, int]:
+    """Candidates per class, largest first (ties by name): the order of the 1-9 keys."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        if r["outcome"] != "passed":
+            counts[class_of(r)] = counts.get(class_of(r), 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def candidate_detail(store: Store, run_id: str, task_id: str, candidate_index: int) -> dict:

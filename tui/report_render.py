@@ -6,12 +6,10 @@ console can show the same renderables in a Textual `Static`.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping
 
 from rich import box
 from rich.console import Console, Group
-from rich.json import JSON
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -40,11 +38,26 @@ def _ci(e: Mapping) -> str:
     return "—" if e.get("ci_low") is None else f"[{_p(e['ci_low'])}, {_p(e['ci_high'])}]"
 
 
+NUMERIC = {"k", "micro", "macro", "CI", "gap CI", "public", "protected", "gap", "tasks", "n < k",
+           "n/task", "pass@k", "", "attempts", "total", "sandbox CPU-s", "difference", "SE", "baseline",
+           "candidate", "change", "CPU-s", "CPU change", "ok", "bin (s)", "n", "c", "flaky", "timeouts", "CPU s"}
+
+
 def _table(title: str, *columns: str, **kw) -> Table:
-    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, **kw)
+    """A report table: numbers and intervals never wrap (an interval reads whole); words fold."""
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, **kw)
     for col in columns:
-        table.add_column(col, overflow="fold")
+        if col in NUMERIC or col.startswith("pass@"):
+            table.add_column(col, no_wrap=True)
+        else:
+            table.add_column(col, overflow="fold", ratio=1 if col in ("note", "reason", "classes", "saw",
+                                                                    "value") else None)
     return table
+
+
+def _n(count: int, noun: str) -> str:
+    """`1 task`, `2 tasks`: a count with its noun in the right number."""
+    return f"{count} {noun}" + ("" if count == 1 else ("es" if noun.endswith("s") else "s"))
 
 
 def _spread(d: Mapping) -> str:
@@ -88,24 +101,39 @@ def _header(report: Mapping) -> Panel:
     return Panel(text, title="passgate report", title_align="left")
 
 
+def _words(value: Any) -> str:
+    """A setting as words: `key value` pairs for a mapping, items joined for a list; never JSON."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {_words(v)}" for k, v in sorted(value.items())) or "—"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_words(v) for v in value) or "—"
+    return "—" if value is None else str(value)
+
+
+def _benchmark(b: Mapping) -> str:
+    sha = (b.get("sha256") or "")[:12]
+    pinned = "" if not sha or sha in str(b.get("revision") or "") else f" {sha}"
+    return f"{b['set_id']}@{b['revision']}{pinned} ({b['tasks']} tasks)"
+
+
 def _config(report: Mapping) -> Table:
     cfg, scores = report["config"], report["scores"]
     spec, tp = scores["interval"], cfg["timeout_policy"]
     table = _table("Configuration", "item", "value", show_header=False)
+    limit = tp["task_cpu_limit_s"]
     rows = [
         ("model", cfg.get("model")),
-        ("decoding", json.dumps(cfg.get("decoding"), sort_keys=True, default=str)),
-        ("benchmarks", "; ".join(f"{b['set_id']}@{b['revision']} {(b['sha256'] or '')[:12]} ({b['tasks']})"
-                                 for b in cfg["benchmarks"])),
+        ("decoding", _words(cfg.get("decoding"))),
+        ("benchmarks", "; ".join(_benchmark(b) for b in cfg["benchmarks"])),
         ("test policy", f"protected suite decides; public tests on {cfg['test_policy']['tasks_with_public_tests']} "
                         f"tasks, none on {cfg['test_policy']['tasks_without_public_tests']}"),
-        ("timeout policy", f"{json.dumps(tp.get('timeout'), default=str)}; task CPU limit "
-                           f"{_p(tp['task_cpu_limit_s']['min'], 2)}–{_p(tp['task_cpu_limit_s']['max'], 2)} s"),
+        ("timeout policy", _words(tp.get("timeout"))),
+        ("task CPU limit", f"{_p(limit['min'], 2)}–{_p(limit['max'], 2)} s"),
         ("sandbox", f"{cfg['sandbox'].get('runtime')} · {cfg['sandbox'].get('image_digest')}"),
         ("packages", cfg["package_policy"]["rule"]),
         ("interval", f"{spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}, "
                      f"candidate level {spec.get('candidate_level')}"),
-        ("aggregation", f"{scores['aggregation']}, weights {json.dumps(scores['weights'])}"),
+        ("aggregation", f"{scores['aggregation']}, weights {_words(scores['weights'])}"),
     ]
     for name, value in rows:
         table.add_row(name, str(value))
@@ -115,12 +143,12 @@ def _config(report: Mapping) -> Table:
 def _scores(report: Mapping) -> Table:
     scores = report["scores"]
     rule = scores["aggregation"]
-    table = _table(f"pass@k (headline: {rule})", "k", "micro", "CI", "macro", "CI", "", "tasks",
-                   "cand./task", "n < k")
+    table = _table(f"pass@k (headline: {rule})", "k", "micro", "CI", "macro", "CI", "tasks",
+                   "n/task", "n < k")
     for r in scores["pass_at_k"]:
         d = r["denominator"]
         table.add_row(str(r["k"]), _p(r["micro"]["value"]), _ci(r["micro"]), _p(r["macro"]["value"]),
-                      _ci(r["macro"]), bar(r[rule]["value"]), str(d["tasks"]), _spread(d["candidates_per_task"]),
+                      _ci(r["macro"]), str(d["tasks"]), _spread(d["candidates_per_task"]),
                       str(d["not_estimable_tasks"]))
     return table
 
@@ -130,7 +158,7 @@ def _groups(report: Mapping) -> Table:
     for g in report["scores"]["groups"]:
         weight = f" ×{g['weight']:g}" if "weight" in g else ""
         for e in g["pass_at_k"]:
-            table.add_row(f"{g['kind']}: {g['name']}{weight}", str(e["k"]), _p(e["value"]), _ci(e), bar(e["value"]),
+            table.add_row(f"{g['kind']}: {g['name']}{weight}", str(e["k"]), _p(e["value"]), _ci(e), bar(e["value"], 12),
                           str(e["denominator"]["tasks"]), str(e["denominator"]["not_estimable_tasks"]))
     return table
 
@@ -149,7 +177,7 @@ def _selection(report: Mapping) -> Table:
     f, r = report["filtered_pass_at_1"], report["ranked_pass_at_1"]
     table = _table("Selecting one candidate", "figure", "value", "CI", "tasks", "note")
     table.add_row("filtered pass@1", _p(f["value"]), _ci(f), str(f["tasks"]),
-                  f"no public pass on {f['no_public_pass_tasks']} tasks ({_p(f['no_public_pass_share'])})")
+                  f"no public pass on {_n(f['no_public_pass_tasks'], 'task')} ({_p(f['no_public_pass_share'])})")
     if r["available"]:
         table.add_row("ranked pass@1", _p(r["value"]), _ci(r), str(r["tasks"]),
                       f"random choice {_p(r['random_pass_at_1'])}")
@@ -166,19 +194,41 @@ def _execution(report: Mapping) -> Table:
                   f"({', '.join(f'{k} {v}' for k, v in ex['attempts_by_purpose'].items())})")
     table.add_row("CPU s / attempt", f"median {_p(cpu['median'], 4)}  p95 {_p(cpu['p95'], 4)}  max {_p(cpu['max'], 4)}")
     table.add_row("timeouts", f"{ex['timeouts']} (rate {_p(ex['timeout_rate'], 4)})")
-    table.add_row("infra errors", f"{ex['infra_errors']['candidates']} candidates, "
-                                  f"{ex['infra_errors']['attempts']} attempts")
+    table.add_row("infra errors", f"{_n(ex['infra_errors']['candidates'], 'candidate')}, "
+                                  f"{_n(ex['infra_errors']['attempts'], 'attempt')}")
     return table
 
 
-def _histogram(report: Mapping, width: int = 40) -> Table:
+CPU_GRAIN_S = 0.01      # the sandbox's CPU clock ticks in 10 ms: narrower bins only split one tick
+HISTOGRAM_ROWS = 10
+
+
+def histogram_rows(edges: list[float], counts: list[int], grain: float = CPU_GRAIN_S,
+                   rows: int = HISTOGRAM_ROWS) -> list[tuple[float, float, int]]:
+    """The report's bins merged so none but the last is narrower than the clock's grain, from the first bin
+    with an attempt to the last, and at most `rows` of them (neighbours merged two by two)."""
+    nonzero = [i for i, n in enumerate(counts) if n]
+    if not nonzero:
+        return []
+    merged: list[list] = []
+    for i in range(nonzero[0], nonzero[-1] + 1):
+        if merged and merged[-1][1] - merged[-1][0] < grain:
+            merged[-1][1], merged[-1][2] = edges[i + 1], merged[-1][2] + counts[i]
+        else:
+            merged.append([edges[i], edges[i + 1], counts[i]])
+    while len(merged) > rows:
+        merged = [[a[0], (b or a)[1], a[2] + (b[2] if b else 0)]
+                  for a, b in zip(merged[::2], merged[1::2] + [None])]
+    return [(lo, hi, n) for lo, hi, n in merged]
+
+
+def _histogram(report: Mapping, width: int = 30) -> Table:
     hist = report["execution"]["histogram"]
     table = _table("CPU seconds per attempt", "bin (s)", "", "attempts", show_header=False)
-    top = max(hist["counts"] or [0]) or 1
-    for i, count in enumerate(hist["counts"]):
-        if count or any(hist["counts"][:i]) and any(hist["counts"][i:]):
-            edges = hist["edges"]
-            table.add_row(f"{edges[i]:.3g}–{edges[i + 1]:.3g}", bar(count / top, width), str(count))
+    rows = histogram_rows(hist["edges"], hist["counts"])
+    top = max([n for _, _, n in rows] or [0]) or 1
+    for lo, hi, count in rows:
+        table.add_row(f"{lo:.3g}–{hi:.3g}", bar(count / top, width), str(count))
     return table
 
 
@@ -189,15 +239,14 @@ def _classes(report: Mapping) -> Table:
     return table
 
 
-def _cost(report: Mapping) -> Table:
+def _cost(report: Mapping) -> Group:
     cost = report["cost"]
     table = _table("Evaluator cost", "slice", "sandbox CPU-s", "attempts")
     for name, d in cost["by_slice"].items():
         table.add_row(name, f"{d['sandbox_cpu_s']:.1f}", str(d["attempts"]))
     table.add_row(Text("all", style="bold"), f"{cost['sandbox_cpu_s']:.1f}", str(cost["attempts"]))
-    table.caption = (f"wall {cost['sandbox_wall_s']:.1f} s; tokens {cost['prompt_tokens']} prompt, "
-                     f"{cost['completion_tokens']} completion")
-    return table
+    return Group(table, Text(f"wall {cost['sandbox_wall_s']:.1f} s; tokens {cost['prompt_tokens']} prompt, "
+                             f"{cost['completion_tokens']} completion"))
 
 
 def _generation(report: Mapping) -> Group:
@@ -210,7 +259,8 @@ def _flaky(report: Mapping) -> list:
     fl = report["flaky"]
     if not fl["tasks"]:
         return [Text("Flaky candidates: none", style="bold")]
-    table = _table(f"Flaky candidates: {fl['total']} on {fl['tasks_with_flaky']} tasks", "task", "flaky", "counted")
+    table = _table(f"Flaky candidates: {fl['total']} on {_n(fl['tasks_with_flaky'], 'task')}", "task", "flaky",
+                   "counted")
     for t in fl["tasks"][:LIST_LIMIT]:
         table.add_row(t["task_id"], str(t["flaky"]), str(t["counted"]))
     more = len(fl["tasks"]) - LIST_LIMIT
@@ -221,7 +271,7 @@ def _omissions(report: Mapping) -> list:
     om = report["omissions"]
     c = om["counts"]
     out: list = [Text(f"Omitted: {c['excluded']} excluded, {c['infra_error']} infra_error, {c['pending']} pending "
-                      f"candidates; {c['tasks_without_counted_candidates']} tasks without a counted candidate",
+                      f"candidates; {_n(c['tasks_without_counted_candidates'], 'task')} without a counted candidate",
                       style="bold")]
     for ne in om["not_estimable"]:
         if ne["tasks"]:
@@ -241,13 +291,34 @@ def _omissions(report: Mapping) -> list:
 
 
 def _probes(report: Mapping) -> list:
-    out = []
-    for name in ("probe", "preflight"):
+    """The self-probe and preflight checks as tables, and the self-check in a line."""
+    out: list = []
+    for name, title in (("probe", "Self-probe (inside the sandbox, as recorded)"),
+                        ("preflight", "Preflight (container configuration, as recorded)")):
         value = report.get(name)
-        title = Text(f"{'Self-probe' if name == 'probe' else 'Preflight'} (as recorded)", style="bold")
-        body = Text("not recorded", style="yellow") if value is None else JSON(json.dumps(value, default=str))
-        out += [title, body]
-    return out
+        checks = value.get("checks") if isinstance(value, Mapping) else None
+        if not checks:
+            out.append(Text(f"{title}: not recorded", style="yellow"))
+            continue
+        table = _table(title, "check", "ok", "boundary", "saw")
+        for c in checks:
+            ok = Text("ok" if c.get("ok") else "FAIL", style="green" if c.get("ok") else "bold red")
+            table.add_row(str(c.get("name", "?")), ok, str(c.get("boundary", "")), _words(c.get("saw")))
+        out.append(table)
+        extra = {k: v for k, v in value.items() if k != "checks"}
+        if extra:
+            out.append(Text(_words(extra), style="dim"))
+    return out + _selfcheck(report.get("selfcheck"))
+
+
+def _selfcheck(sc: Any) -> list:
+    if not isinstance(sc, Mapping):
+        return [Text("Self-check: not recorded", style="yellow")]
+    if not sc.get("ran"):
+        return [Text(f"Self-check: not run ({sc.get('reason', 'no reason recorded')})")]
+    failed = ", ".join(str(f.get("task_id", f)) if isinstance(f, Mapping) else str(f) for f in sc.get("failed") or [])
+    return [Text(f"Self-check: {sc.get('passed')} of {sc.get('references')} reference solutions pass their own "
+                 f"protected tests" + (f"; failed: {failed}" if failed else ""))]
 
 
 def _whatif(report: Mapping) -> Table:

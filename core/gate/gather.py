@@ -175,9 +175,18 @@ def _slices(m: dict, task_rows: list[dict]) -> tuple[SliceFact, ...]:
     return tuple(out)
 
 
+TASK_CONTENT = ("prompt", "entry_point", "public_tests", "protected_tests")
+
+
 def _task_hash(t: dict) -> str:
-    body = "\0".join(t.get(k) or "" for k in ("prompt", "entry_point", "public_tests", "protected_tests"))
+    body = "\0".join(t.get(k) or "" for k in TASK_CONTENT)
     return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def task_set_fingerprint(task_rows) -> str:
+    """One digest of a run's task ids and contents: runs with equal fingerprints can be each other's baseline."""
+    body = "\n".join(sorted(f"{t['task_id']}\0{_task_hash(t)}" for t in task_rows))
+    return hashlib.sha256(body.encode()).hexdigest()
 
 
 def _outcomes(store: Store, rid: str, task_rows: list[dict]) -> tuple[Counts, dict]:

@@ -19,6 +19,9 @@ def render(v: Verdict) -> str:
              + (f"; the manifest names {v.manifest_policy}" if v.manifest_policy != v.policy["name"] else ""),
              "", f"{_HEAD[v.consequence]}   (exit {v.exit_code})   risk {v.risk}, evidence {v.evidence}"]
     lines += [_wrap(r, "  - ") for r in v.reasons]
+    if v.needs:
+        lines += ["", "To release, you need:"]
+        lines += [_wrap(f"{n.what}{_command(v, n)}", f"  {i}. ") for i, n in enumerate(v.needs, start=1)]
     lines += ["", "Execution path (* = relaxed step)"]
     for s in v.path:
         mark = "*" if s.relaxed else " "
@@ -43,6 +46,12 @@ def render(v: Verdict) -> str:
         for a in v.alerts:
             lines.append(_wrap(f"{'RAISED' if a.raised else 'ok':<7}{a.name:<23}{a.sentence}", "  ", 110))
     return "\n".join(lines) + "\n"
+
+
+def _command(v: Verdict, need) -> str:
+    if need.action == "signoff":
+        return f" (`passgate signoff {v.run_id} --boundary {need.subject} --reviewer NAME --statement TEXT`)"
+    return ""
 
 
 def _contamination(v: Verdict) -> str:

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from .alerts import Alert
 from .evidence import Condition, assess
 from .facts import Contamination, GateFacts, Score
+from .needs import Need, release_needs
 from .policy import Policy
 from .relaxations import BLOCKING, BoundaryState, boundary_states, unknown_declarations
 from .vocab import CHECK_RISK, CONSEQUENCES, RISK_WHY, evidence_rank, risk_rank, worst_risk
@@ -45,6 +46,7 @@ class Verdict:
     score: Score
     contamination: Contamination
     baseline: str = ""
+    needs: tuple[Need, ...] = ()      # what stands between the run and a release (empty when released)
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -74,7 +76,13 @@ def verdict(facts: GateFacts, policy: Policy, alerts: tuple[Alert, ...] | list[A
                    exit_code=EXIT_CODES[consequence], reasons=tuple(reasons), risk=risk,
                    risk_reasons=tuple(risk_reasons), evidence=evidence, conditions=tuple(conditions),
                    boundaries=tuple(states), path=tuple(execution_path(facts, states)), alerts=tuple(alerts),
-                   score=facts.score, contamination=facts.contamination, baseline=baseline)
+                   score=facts.score, contamination=facts.contamination, baseline=baseline,
+                   needs=tuple(release_needs(states, policy, facts.operator, risk, conditions, list(alerts))
+                               if consequence != "release" else ()))
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def assess_risk(facts: GateFacts, states: list[BoundaryState]) -> tuple[str, list[str]]:
@@ -161,14 +169,15 @@ def execution_path(f: GateFacts, states: list[BoundaryState]) -> list[PathStep]:
         f"hash chain ALTERED at {f.chain_findings[0]['table']} row {f.chain_findings[0]['rowid']}"
     steps = [
         PathStep("model", f"{f.model or 'unknown'} (candidates: {f.candidate_source or '?'})", False),
-        PathStep("candidates", f"{c.candidates} on {f.tasks} tasks: {c.counted} counted, {c.excluded} excluded, "
-                               f"{c.infra_error} infra errors, {c.sandbox_violations} sandbox violations", False),
+        PathStep("candidates", f"{c.candidates} on {_n(f.tasks, 'task')}: {c.counted} counted, {c.excluded} excluded, "
+                               f"{_n(c.infra_error, 'infra error')}, {_n(c.sandbox_violations, 'sandbox violation')}",
+                 False),
         PathStep("runner", f"{f.runner} with runtime {f.runtime or '?'}{gvisor}; image {f.image or '?'} "
                            f"{f.image_digest[:19]} ({digest_ok})", bool(marks("runtime")), marks("runtime")),
         PathStep("sandbox", sandbox, bool(marks("network", "mounts", "dependencies")),
                  marks("network", "mounts", "dependencies")),
         PathStep("tests", tests, bool(marks("protected_tests", "rerun_stability", "holdout")),
                  marks("protected_tests", "rerun_stability", "holdout")),
-        PathStep("records", f"SQLite record, {chain}; {len(f.signoffs)} sign-offs", False),
+        PathStep("records", f"SQLite record, {chain}; {_n(len(f.signoffs), 'sign-off')}", False),
     ]
     return steps

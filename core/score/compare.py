@@ -16,7 +16,8 @@ import numpy as np
 from .context import run_section
 from .chained import chained_section
 from .data import RunRecords, load_records
-from .intervals import IntervalSpec, paired_bootstrap
+from .estimate import paired_intervals
+from .intervals import IntervalSpec
 from .report import ScoringConfig, load_manifest
 from .scoring import Strata, aggregate, pass_at_k_array
 
@@ -53,7 +54,8 @@ def build_comparison(store, baseline_id: str, candidate_id: str, *, k: Sequence[
     slices = cand.slices[ib]
     strata = Strata.from_slices(slices, config.weights)
     rule = config.aggregation
-    boot = paired_bootstrap(n_a, c_a, n_b, c_b, strata, config.k, config.interval, rule) if ids else {}
+    boot = paired_intervals(ids, (n_a, c_a), (n_b, c_b), slices, config.k, config.interval, rule,
+                            config.weights) if ids else {}
     rows = []
     for kk in config.k:
         va, vb = pass_at_k_array(n_a, c_a, kk), pass_at_k_array(n_b, c_b, kk)

@@ -16,7 +16,9 @@ the sum over many tasks taken as normal (central limit). The report records whic
 (see `_Run`), so it widens the interval without moving it.
 
 Everything comes from `numpy.random.default_rng([seed, stream])` in chunks whose size depends
-only on the number of tasks, so a seed reproduces the figures exactly.
+only on the number of tasks (the moments mode's noise from one stream per k), so a seed
+reproduces the figures exactly. Callers go through `core/score/estimate.py`, which puts the
+tasks in one order, so every command and screen prints the same interval.
 """
 
 from __future__ import annotations
@@ -216,6 +218,11 @@ def _summary(reps: np.ndarray, level: float) -> dict:
     return {"ci_low": float(lo), "ci_high": float(hi), "se": float(np.std(reps, ddof=1))}
 
 
+def _noise_streams(spec: IntervalSpec, stream: int, ks: Sequence[int]) -> dict[int, np.random.Generator]:
+    """One stream per k for the moments mode's noise, so the ks asked together never move each other."""
+    return {k: np.random.default_rng([spec.seed, stream, 1_000_003 + k]) for k in ks}
+
+
 # ---- public entry points --------------------------------------------------------------------
 
 def bootstrap_pass_at_k(n: np.ndarray, c: np.ndarray, strata: Strata, ks: Sequence[int],
@@ -235,11 +242,12 @@ def bootstrap_pass_at_k(n: np.ndarray, c: np.ndarray, strata: Strata, ks: Sequen
     run = _Run(n, c, blocks, candidate_level(spec, n.size), {k: n >= k for k in ks})
     parts: dict[int, list] = {k: [] for k in ks}
     rng = np.random.default_rng([spec.seed, stream])
+    noise = _noise_streams(spec, stream, ks)
     for reps in (_chunks(spec.resamples, n.size) if n.size else ()):
         local = blocks.draw(rng, reps)
         run.draw(rng, local)
         for k in ks:
-            parts[k].append(run.stats(rng, local, k))
+            parts[k].append(run.stats(noise[k], local, k))
     out = {}
     for k in ks:
         width = len(blocks.codes)
@@ -275,13 +283,14 @@ def paired_bootstrap(n_base: np.ndarray, c_base: np.ndarray, n_cand: np.ndarray,
     base, cand = _Run(n_a, c_a, blocks, level, valid), _Run(n_b, c_b, blocks, level, valid)
     collected: dict[int, dict] = {k: {"diff": [], "base": [], "cand": []} for k in ks}
     rng = np.random.default_rng([spec.seed, 0])
+    noise = _noise_streams(spec, 0, ks)
     for reps in (_chunks(spec.resamples, n_a.size) if n_a.size else ()):
         local = blocks.draw(rng, reps)
         base.draw(rng, local)
         cand.draw(rng, local)
         for k in ks:
-            vb = _combine(*cand.stats(rng, local, k), weights, rule)
-            va = _combine(*base.stats(rng, local, k), weights, rule)
+            vb = _combine(*cand.stats(noise[k], local, k), weights, rule)
+            va = _combine(*base.stats(noise[k], local, k), weights, rule)
             collected[k]["diff"].append(vb - va)
             collected[k]["base"].append(va)
             collected[k]["cand"].append(vb)

@@ -32,7 +32,8 @@ from .context import (
 from .data import RecordsJob, Rescore, RunRecords
 from .fidelity import fidelity_summary
 from .generation import generation_section
-from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
+from .estimate import paired_intervals, pass_at_k_intervals
+from .intervals import IntervalSpec
 from .points import finite_or_none, point_scores
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 from .canaries import canaries_section
@@ -154,7 +155,7 @@ def scores_section(recs: RunRecords, config: ScoringConfig) -> dict:
     strata = Strata.from_slices(recs.slices, config.weights)
     spec = config.interval
     n, c = recs.n, recs.c
-    boot = bootstrap_pass_at_k(n, c, strata, config.k, spec)
+    boot = pass_at_k_intervals(recs.task_ids, n, c, recs.slices, config.k, spec, config.weights)
     rows = point_scores(recs, config.k, config.weights)
     for row in rows:
         for rule in AGGREGATIONS:
@@ -209,8 +210,8 @@ def _other_groups(recs: RunRecords, config: ScoringConfig, strata: Strata) -> li
     out = []
     for kind, name, mask in found:
         stream = zlib.crc32(f"{kind}:{name}".encode())
-        single = Strata.from_slices(["all"] * int(mask.sum()))
-        boot = bootstrap_pass_at_k(recs.n[mask], recs.c[mask], single, config.k, config.interval, stream=stream)
+        boot = pass_at_k_intervals(recs.task_ids[mask], recs.n[mask], recs.c[mask], ["all"] * int(mask.sum()),
+                                   config.k, config.interval, stream=stream)
         out.append(_group(kind, name, mask, recs, config, boot_by_k={k: boot[k]["micro"] for k in config.k}))
     return out
 
@@ -225,8 +226,8 @@ def public_protected_section(recs: RunRecords, config: ScoringConfig) -> dict:
     rule = config.aggregation
     rows = []
     # one paired bootstrap (same tasks for both suites) gives the public interval and the gap's
-    gap = paired_bootstrap(n_pro, c_pro, n_pub, c_pub, strata, config.k, config.interval, rule, runs=True) \
-        if mask.any() else {}
+    gap = paired_intervals(recs.task_ids, (n_pro, c_pro), (n_pub, c_pub), recs.slices, config.k, config.interval,
+                           rule, config.weights, runs=True) if mask.any() else {}
     for k in config.k:
         pub = aggregate(pass_at_k_array(n_pub, c_pub, k), strata, rule)
         pro = aggregate(pass_at_k_array(n_pro, c_pro, k), strata, rule)

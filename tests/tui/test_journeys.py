@@ -129,7 +129,7 @@ async def test_security_reviewer_signs_off_a_relaxation(record_copy, tmp_path):
         app.screen.query_one("#statement", Input).value = "public benchmark, no release claim; checked"
         await pilot.click("#record")
         await settle(pilot)
-        await wait_for(pilot, lambda: "signed" in str(table.get_row("holdout")[-1]), 30, "the sign-off")
+        await wait_for(pilot, lambda: "signed" in str(table.get_row("holdout")[1]), 30, "the sign-off")
         assert "sec-reviewer" in screen_text(app)
         await pilot.press("escape", "v")
         await settle(pilot)
@@ -169,7 +169,9 @@ async def test_on_call_inspects_a_failed_candidate_and_reruns_it(record_copy, tm
         attempts = app.screen.query_one("#attempts", DataTable)
         before = attempts.row_count
         assert before == 2                                                     # grade + rerun policy
-        await pilot.press("x")
+        await pilot.press("x")                                                # asks first
+        await pilot.pause()
+        await pilot.press("y")
         await wait_for(pilot, lambda: attempts.row_count == before + 1, 120, "the rerun attempt")
         await settle(pilot)
         text = screen_text(app)
@@ -189,7 +191,7 @@ async def test_on_call_cancels_a_run_and_resumes_it(tmp_path):
         launch = app.launch("start", str(manifest))
         from passgate.tui.screens.live import LiveRunScreen
         await app.push_screen(LiveRunScreen(launch=launch))
-        await pilot.press("c")                                                # cancel during preflight
+        await pilot.press("c", "y")                                           # cancel during preflight (asks first)
         await wait_for(pilot, lambda: launch.done, 120, "the cancelled run to stop")
         await settle(pilot)
         assert "cancelled" in screen_text(app)

@@ -73,7 +73,7 @@ async def test_infra_failures_are_listed_apart_from_model_failures(fixed_app):
         fixed_app.screen.query_one("#show").value = "infra"
         await settle(pilot)
         rows = fixed_app.screen.query_one("#failures", DataTable)
-        outcomes = {str(rows.get_row_at(i)[3]) for i in range(rows.row_count)}
+        outcomes = {str(rows.get_row_at(i)[2]) for i in range(rows.row_count)}
         assert outcomes == {"infra_error", "excluded"}
 
 
@@ -87,7 +87,7 @@ async def test_verdict_screen_states_consequence_risk_evidence_and_reasons(fixed
         assert "Execution path" in text
         await pilot.press("a")                            # choose a baseline
         await settle(pilot)
-        await pilot.press("down", "enter")                # the list holds the two other runs; pick the baseline
+        await pilot.press("down", "down", "enter")        # no baseline, then the two other runs; pick the baseline
         await settle(pilot)
         assert f"baseline {BASELINE}" in screen_text(fixed_app)
         fixed_app.screen.query_one("#verdict-body").scroll_end(animate=False)
@@ -122,7 +122,7 @@ async def test_the_operator_cannot_sign_off_their_own_relaxation(fixed_app):
         screen.query_one("#statement", Input).value = "looks fine to me"
         await pilot.click("#record")
         await settle(pilot)
-        assert "operator" in screen_text(fixed_app)       # the CLI's refusal, as an error dialog
+        assert "operator" in screen_text(fixed_app)       # refused in the dialog, which keeps what was typed
         await pilot.press("escape")
         await settle(pilot)
         assert "unsigned" in screen_text(fixed_app)

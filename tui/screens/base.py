@@ -16,7 +16,7 @@ from ..messages import Failed, Loaded
 class RecordScreen(Screen):
     """Base for screens that show records. Workers post `Loaded`/`Failed`; handlers change widgets."""
 
-    BINDINGS = [Binding("escape", "back", "Back")]
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("z", "zoom", "Zoom", show=False)]
 
     def load(self, key: str, fn: Callable[..., Any], *args: Any) -> None:
         """Run `fn(store, *args)` in a thread; a newer load of the same key cancels the older one."""
@@ -46,6 +46,13 @@ class RecordScreen(Screen):
         handler = getattr(self, f"failed_{message.key}", None)
         if handler is None or not handler(message.error):
             self.app.show_error(message.error)
+
+    def action_zoom(self) -> None:
+        """z: the focused pane fills the screen; z again puts it back."""
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            self.maximize(self.focused)
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:

@@ -23,6 +23,7 @@ from passgate.core.errors import PassgateError
 
 from ..optional import optional
 from ..styles import STATUS_STYLE
+from ..words import for_console
 from .base import RecordScreen
 
 SIGNABLE = ("unsigned", "signed", "refused")
@@ -59,6 +60,7 @@ class BoundaryScreen(RecordScreen):
         super().__init__()
         self.run_id = run_id
         self.review: dict | None = None
+        self.draft = None              # (the decision being recorded, the dialog's summary)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -70,8 +72,9 @@ class BoundaryScreen(RecordScreen):
     def on_mount(self) -> None:
         self.sub_title = f"boundaries · {self.run_id}"
         table = self.query_one("#boundary-table", DataTable)
-        for label, width in (("boundary", 16), ("secure default", 15), ("policy", 16), ("declared", 16),
-                             ("used", 16), ("risk", 8), ("status", 14)):
+        # the status first after the name: at 80 columns a reviewer sees what waits for them
+        for label, width in (("boundary", 16), ("status", 14), ("used", 16), ("risk", 8), ("policy", 16),
+                             ("secure default", 15), ("declared", 16)):
             table.add_column(label, width=width)
         self.action_refresh()
 
@@ -95,9 +98,9 @@ class BoundaryScreen(RecordScreen):
         row = table.cursor_row
         table.clear()
         for s in states:
-            table.add_row(s.boundary, s.secure, s.policy, s.declared or "—", s.used or "?",
-                          Text(s.risk, style="yellow" if s.relaxed else ""),
-                          Text(s.status, style=STATUS_STYLE.get(s.status, "")), key=s.boundary)
+            table.add_row(s.boundary, Text(s.status, style=STATUS_STYLE.get(s.status, "")), s.used or "?",
+                          Text(s.risk, style="yellow" if s.relaxed else ""), s.policy, s.secure, s.declared or "—",
+                          key=s.boundary)
         table.move_cursor(row=min(row, len(states) - 1))
         self._show_detail()
         self.query_one("#evidence-text", Static).update(_evidence(facts))
@@ -120,7 +123,7 @@ class BoundaryScreen(RecordScreen):
             return
         lines = Text()
         lines.append(f"{s.boundary}: ", style="bold")
-        lines.append(f"{s.sentence}\n")
+        lines.append(f"{for_console(s.sentence)}\n")
         if s.relaxed:
             lines.append("Justification", style="bold")
             lines.append(f" ({s.justified_by or 'none'}): {s.justification or '—'}\n")
@@ -147,16 +150,31 @@ class BoundaryScreen(RecordScreen):
                    "unverified": "the record does not show what the run used"}.get(s.status, s.status)
             self.notify(f"{s.boundary} cannot be signed: {why}.", severity="warning")
             return
+        summary = f"{for_console(s.sentence)}\n\nJustification: {s.justification or '—'}\nApproves exactly: {s.key}"
+        self._ask_signoff(s.boundary, summary)
+
+    def _ask_signoff(self, boundary: str, summary: str, draft=None, error: str = "") -> None:
         from .dialogs import SignoffDecision, SignoffScreen
+        operator = self.review["facts"].operator if self.review else self.app.operator
 
         def decided(d: SignoffDecision | None) -> None:
             if d is not None:
+                self.draft = (d, summary)
                 self.load("signoff", record_signoff, str(self.app.db_path), self.run_id, d.boundary, d.reviewer,
                           d.statement, d.decision == "refuse")
-        summary = f"{s.sentence}\n\nJustification: {s.justification or '—'}\nApproves exactly: {s.key}"
-        self.app.push_screen(SignoffScreen(s.boundary, summary, self.app.operator), decided)
+        self.app.push_screen(SignoffScreen(boundary, summary, operator or "unknown", reviewer=self.app.operator,
+                                           draft=draft, error=error), decided)
+
+    def failed_signoff(self, error: Exception) -> bool:
+        """The record refused the sign-off: the dialog comes back with what was typed and why."""
+        if self.draft is None:
+            return False
+        d, summary = self.draft
+        self._ask_signoff(d.boundary, summary, draft=d, error=getattr(error, "message", str(error)))
+        return True
 
     def show_signoff(self, output: str) -> None:
+        self.draft = None
         self.notify(output, title="sign-off recorded")
         self.action_refresh()
 

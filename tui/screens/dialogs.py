@@ -42,9 +42,10 @@ class ErrorScreen(ModalScreen[None]):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question."""
+    """A yes/no question; No has the focus, so enter never does the destructive thing by accident."""
 
-    BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes")]
+    AUTO_FOCUS = "#no"
+    BINDINGS = [Binding("escape,n", "no", "No"), Binding("y", "yes", "Yes")]
 
     def __init__(self, title: str, question: str):
         super().__init__()
@@ -101,16 +102,19 @@ class PickRunScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, runs: list[tuple[str, str]]):
+    def __init__(self, title: str, runs: list[tuple[str, str]], *, note: str = "",
+                 empty: str = "No other run in the record."):
         super().__init__()
-        self.pick_title, self.runs = title, runs
+        self.pick_title, self.runs, self.note, self.empty = title, runs, note, empty
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Label(self.pick_title, classes="dialog-title")
             yield OptionList(*[Option(label, id=run_id) for run_id, label in self.runs], id="runs")
-            if not self.runs:
-                yield Static("No other run in the record.")
+            if not any(run_id != "-" for run_id, _ in self.runs):
+                yield Static(self.empty, id="pick-empty")
+            if self.note:
+                yield Static(self.note, classes="note", id="pick-note")
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
@@ -131,26 +135,35 @@ class SignoffDecision:
 
 
 class SignoffScreen(ModalScreen[SignoffDecision | None]):
-    """Approve or refuse a relaxed boundary; a statement is required either way."""
+    """Approve or refuse a relaxed boundary; a statement is required either way.
+
+    The reviewer starts as the console's user only when that is not the run's operator (whose own
+    sign-off never counts); a draft the record refuses comes back with what was typed and why."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, boundary: str, summary: str, reviewer: str):
+    def __init__(self, boundary: str, summary: str, operator: str, *, reviewer: str = "",
+                 draft: SignoffDecision | None = None, error: str = ""):
         super().__init__()
-        self.boundary, self.summary, self.reviewer = boundary, summary, reviewer
+        self.boundary, self.summary, self.operator = boundary, summary, operator
+        self.draft, self.error = draft, error
+        same = " ".join(reviewer.split()).casefold() == " ".join(operator.split()).casefold()
+        self.reviewer = "" if same else reviewer
 
     def compose(self) -> ComposeResult:
+        d = self.draft
         with Vertical(classes="dialog wide"):
             yield Label(f"Sign off: {self.boundary}", classes="dialog-title")
             yield Static(self.summary, markup=False, id="signoff-summary")
-            yield Label("Reviewer")
-            yield Input(self.reviewer, id="reviewer")
+            yield Label(f"Reviewer (not the run's operator, {self.operator})")
+            yield Input(d.reviewer if d else self.reviewer, placeholder="your name", id="reviewer")
             with RadioSet(id="decision"):
-                yield RadioButton("approve", id="approve", value=True)
-                yield RadioButton("refuse", id="refuse")
+                yield RadioButton("approve", id="approve", value=not d or d.decision == "approve")
+                yield RadioButton("refuse", id="refuse", value=bool(d) and d.decision == "refuse")
             yield Label("Statement (why)")
-            yield Input(placeholder="what you checked and why you accept or refuse it", id="statement")
-            yield Static("", id="signoff-error", classes="form-error")
+            yield Input(d.statement if d else "", placeholder="what you checked and why you accept or refuse it",
+                        id="statement")
+            yield Static(self.error, id="signoff-error", classes="form-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Record", id="record", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -161,8 +174,12 @@ class SignoffScreen(ModalScreen[SignoffDecision | None]):
         reviewer = self.query_one("#reviewer", Input).value.strip()
         statement = self.query_one("#statement", Input).value.strip()
         pressed = self.query_one("#decision", RadioSet).pressed_button
+        error = self.query_one("#signoff-error", Static)
         if not reviewer or not statement:
-            self.query_one("#signoff-error", Static).update("A reviewer name and a statement are required.")
+            error.update("A reviewer name and a statement are required.")
+            return
+        if " ".join(reviewer.split()).casefold() == " ".join(self.operator.split()).casefold():
+            error.update(f"{reviewer} is the run's operator: a sign-off needs a second person.")
             return
         self.dismiss(SignoffDecision(self.boundary, pressed.id if pressed else "approve", reviewer, statement))
 

@@ -7,6 +7,8 @@ captured output, its resource use and every attempt; `x` reruns it in the pinned
 
 from __future__ import annotations
 
+import json
+
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
@@ -23,9 +25,11 @@ SHOW_CHOICES = [("not passed", "failures"), ("model failures", "model"), ("infra
                 ("every candidate", "all")]
 INFRA = ("infra_error", "excluded")
 # the failures list: (label, widest it gets); widths are set from the rows, so a list never shows
-# columns cut to their headings while the table has yet to measure its cells
-FAILURE_COLUMNS = (("task", 40), ("#", 6), ("slice", 32), ("outcome", 11), ("class", 24), ("tries", 5),
-                   ("detail", 60))
+# columns cut to their headings while the table has yet to measure its cells. Class names are never
+# cut: the widest (sandbox_violation) is 17.
+FAILURE_COLUMNS = (("task", 24), ("#", 4), ("class", 17), ("tries", 5), ("detail", 70))
+TABS = (("c", "tab-code", "Code"), ("s", "tab-tests", "Tests"), ("o", "tab-output", "Output"),
+        ("a", "tab-attempts", "Attempts"))
 
 
 def load_outcomes(store, run_id: str, show: str) -> list[dict]:
@@ -37,21 +41,39 @@ def rerun(store, run_id: str, task_id: str, candidate_index: int | None, operato
     return rerun_task(store, run_id, task_id, candidate_index=candidate_index, operator=operator)
 
 
+def class_bar(counts: dict[str, int], chosen: str) -> Text:
+    """The classes with their counts, each behind a number key (0: every class)."""
+    text = Text()
+    for i, (name, n) in enumerate(list(counts.items())[:9], start=1):
+        style = "reverse bold" if name == chosen else ""
+        text.append(f"{i}", style="bold cyan")
+        text.append(f" {name} {n}", style=style)
+        text.append("  ")
+    text.append("0", style="bold cyan")
+    text.append(" every class", style="reverse bold" if not chosen else "")
+    return text
+
+
 class InspectorScreen(RecordScreen):
     """Failures of one run, and one candidate with every attempt."""
 
+    AUTO_FOCUS = "#failures"
     BINDINGS = [
-        Binding("x", "rerun_candidate", "Rerun candidate"),
+        Binding("x", "rerun_candidate", "Rerun"),
         Binding("t", "rerun_task", "Rerun task"),
         Binding("slash", "search", "Search"),
-        Binding("f5", "refresh", "Refresh"),
+        *(Binding(key, f"tab('{tab}')", f"{title} tab", show=False) for key, tab, title in TABS),
+        *(Binding(str(i), f"pick_class({i})", f"class {i}", show=False) for i in range(10)),
+        Binding("f5", "refresh", "Refresh", show=False),
     ]
 
-    def __init__(self, run_id: str, *, select: tuple[str, int] | None = None):
+    def __init__(self, run_id: str, *, select: tuple[str, int] | None = None, failure_class: str = ""):
         super().__init__()
         self.run_id = run_id
         self.rows: list[dict] = []
+        self.counts: dict[str, int] = {}
         self.current: tuple[str, int] | None = select
+        self.wanted_class = failure_class
         self.rerunning = False
 
     def compose(self) -> ComposeResult:
@@ -60,7 +82,8 @@ class InspectorScreen(RecordScreen):
             yield Select(SHOW_CHOICES, value="failures", allow_blank=False, id="show")
             yield Select([("every class", "")], value="", allow_blank=False, id="class-filter")
             yield Select([("every slice", "")], value="", allow_blank=False, id="slice-filter")
-            yield Input(placeholder="task id or detail…", id="fsearch")
+            yield Input(placeholder="search…", id="fsearch")
+        yield Static("", id="class-bar")
         with Horizontal(id="inspector"):
             with Vertical(id="failures-pane"):
                 yield DataTable(id="failures", cursor_type="row", zebra_stripes=True)
@@ -68,21 +91,21 @@ class InspectorScreen(RecordScreen):
             with Vertical(id="candidate-pane"):
                 yield Static("Select a candidate.", id="candidate-head")
                 with TabbedContent(id="candidate-tabs"):
-                    with TabPane("Code", id="tab-code"):
+                    with TabPane("Code c", id="tab-code"):
                         yield VerticalScroll(Static("", id="code"))
-                    with TabPane("Tests", id="tab-tests"):
+                    with TabPane("Tests s", id="tab-tests"):
                         yield VerticalScroll(Static("", id="tests"))
-                    with TabPane("Output", id="tab-output"):
+                    with TabPane("Output o", id="tab-output"):
                         yield VerticalScroll(Static("", id="output"))
-                    with TabPane("Attempts", id="tab-attempts"):
+                    with TabPane("Attempts a", id="tab-attempts"):
                         yield DataTable(id="attempts", cursor_type="row")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"run {self.run_id}"
+        self.sub_title = f"failures · {self.run_id}"
         self.query_one("#failures", DataTable).add_columns(*(label for label, _ in FAILURE_COLUMNS))
         self.query_one("#attempts", DataTable).add_columns(
-            "try", "purpose", "status", "public", "protected", "class", "cpu s", "wall s", "RSS MiB", "out B",
+            "try", "purpose", "result", "class", "public", "protected", "cpu s", "wall s", "RSS MiB", "out B",
             "container")
         self.action_refresh()
 
@@ -91,21 +114,20 @@ class InspectorScreen(RecordScreen):
 
     def show_outcomes(self, rows: list[dict]) -> None:
         self.rows = rows
-        classes = sorted({r["failure_class"] or r["outcome"] for r in rows if r["outcome"] != "passed"})
+        self.counts = records.class_counts(rows)
         slices = sorted({r["slice"] for r in rows})
-        self._set_options("#class-filter", "every class", classes)
+        self._set_options("#class-filter", "every class", list(self.counts), self.wanted_class)
+        self.wanted_class = ""
         self._set_options("#slice-filter", "every slice", slices)
         self._fill()
-        if self.current:
-            self._open(*self.current)
-        elif rows:
-            self._open(rows[0]["task_id"], rows[0]["candidate_index"])
 
-    def _set_options(self, selector: str, blank: str, values: list[str]) -> None:
+    def _set_options(self, selector: str, blank: str, values: list[str], want: str = "") -> None:
         select = self.query_one(selector, Select)
-        keep = select.value
+        keep = want or select.value
+        labels = [(f"{v} ({self.counts[v]})" if v in self.counts and selector == "#class-filter" else v, v)
+                  for v in values]
         with self.prevent(Select.Changed):
-            select.set_options([(blank, "")] + [(v, v) for v in values])
+            select.set_options([(blank, "")] + labels)
             select.value = keep if keep in values else ""
 
     def _visible(self) -> list[dict]:
@@ -118,7 +140,7 @@ class InspectorScreen(RecordScreen):
             infra = r["outcome"] in INFRA
             if (show == "model" and infra) or (show == "infra" and not infra):
                 continue
-            if cls and (r["failure_class"] or r["outcome"]) != cls or sl and r["slice"] != sl:
+            if cls and records.class_of(r) != cls or sl and r["slice"] != sl:
                 continue
             if text and text not in r["task_id"].lower() and text not in (r["detail"] or r["reason"] or "").lower():
                 continue
@@ -128,11 +150,8 @@ class InspectorScreen(RecordScreen):
     def _fill(self) -> None:
         table = self.query_one("#failures", DataTable)
         visible = self._visible()
-        rows = []
-        for r in visible[:MAX_ROWS]:
-            detail = (r["detail"] or r["reason"] or "").strip().splitlines()
-            rows.append(((r["task_id"], r["candidate_index"], r["slice"], r["outcome"], r["failure_class"] or "",
-                          r["attempts"], detail[-1][:60] if detail else ""), f"{r['task_id']}|{r['candidate_index']}"))
+        rows = [((r["task_id"], r["candidate_index"], records.class_of(r), r["tries"], _last_line(r)),
+                 f"{r['task_id']}|{r['candidate_index']}") for r in visible[:MAX_ROWS]]
         table.clear(columns=True)
         for i, (label, widest) in enumerate(FAILURE_COLUMNS):
             width = max([len(label)] + [len(str(cells[i])) for cells, _ in rows])
@@ -140,7 +159,25 @@ class InspectorScreen(RecordScreen):
         for cells, key in rows:
             table.add_row(*cells, key=key)
         more = f" (showing {MAX_ROWS}; filter to narrow)" if len(visible) > MAX_ROWS else ""
-        self.query_one("#failures-count", Static).update(f"{len(visible)} candidates{more}")
+        noun = "candidate" if len(visible) == 1 else "candidates"
+        self.query_one("#failures-count", Static).update(f"{len(visible)} {noun}{more}")
+        self.query_one("#class-bar", Static).update(class_bar(self.counts,
+                                                              self.query_one("#class-filter", Select).value))
+        self._follow(rows)
+
+    def _follow(self, rows: list) -> None:
+        """Keep the cursor on the open candidate when it is listed, else open the first one listed."""
+        table = self.query_one("#failures", DataTable)
+        keys = [key for _, key in rows]
+        current = f"{self.current[0]}|{self.current[1]}" if self.current else None
+        if current in keys:
+            table.move_cursor(row=keys.index(current))
+            self._open(*self.current)
+        elif keys:
+            task_id, index = keys[0].rsplit("|", 1)
+            self._open(task_id, int(index))
+        if self.focused is None or not isinstance(self.focused, (Input, Select)):
+            table.focus()
 
     @on(Select.Changed, "#show")
     def _show_changed(self) -> None:
@@ -151,6 +188,10 @@ class InspectorScreen(RecordScreen):
     @on(Input.Changed, "#fsearch")
     def _filter(self) -> None:
         self._fill()
+
+    @on(Input.Submitted, "#fsearch")
+    def _search_done(self) -> None:
+        self.query_one("#failures", DataTable).focus()
 
     @on(DataTable.RowHighlighted, "#failures")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -165,20 +206,24 @@ class InspectorScreen(RecordScreen):
     def action_search(self) -> None:
         self.query_one("#fsearch", Input).focus()
 
+    def action_pick_class(self, number: int) -> None:
+        """1-9: list only the n-th class of the bar; 0: every class."""
+        names = list(self.counts)[:9]
+        if number and number > len(names):
+            return
+        self.query_one("#class-filter", Select).value = names[number - 1] if number else ""
+        self.query_one("#failures", DataTable).focus()
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one("#candidate-tabs", TabbedContent).active = tab
+
     # ---- one candidate ----------------------------------------------------------------
     def show_candidate(self, d: dict) -> None:
         cand, task, outcome, attempts = d["candidate"], d["task"], d["outcome"] or {}, d["attempts"]
         if cand is None or task is None:
             return
         last = next((a for a in reversed(attempts) if a["purpose"] != "rerun"), attempts[-1] if attempts else {})
-        verdict = outcome.get("outcome", "undecided")
-        colour = {"passed": "green", "failed": "red", "flaky": "yellow"}.get(verdict, "magenta")
-        self.query_one("#candidate-head", Static).update(Text.from_markup(
-            f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  "
-            f"[{colour}]{verdict}[/{colour}] {outcome.get('failure_class') or ''}  attempts {len(attempts)}\n"
-            f"CPU {last.get('cpu_s') or 0:.3f}s of {task['cpu_limit_s'] or 0:.1f}s limit · wall {last.get('wall_s') or 0:.3f}s"
-            f" · peak RSS {(last.get('peak_rss_kb') or 0) / 1024:.1f} MiB · output {last.get('out_bytes') or 0} B"
-            f" · source {cand['source']} {cand['source_ref'] or ''}"))
+        self.query_one("#candidate-head", Static).update(_head(cand, task, outcome, attempts, last))
         program = cand["program"] or cand["processed_text"] or cand["raw_text"] or ""
         self.query_one("#code", Static).update(Syntax(program, "python", line_numbers=True, word_wrap=True)
                                                if program else Text(f"not run: {cand['excluded_reason'] or ''}"))
@@ -191,23 +236,35 @@ class InspectorScreen(RecordScreen):
         table = self.query_one("#attempts", DataTable)
         table.clear()
         for a in attempts:
-            table.add_row(a["attempt"], a["purpose"], a["status"], a["public_status"] or "", a["protected_status"] or "",
-                          a["failure_class"] or "", f"{a['cpu_s'] or 0:.3f}", f"{a['wall_s'] or 0:.3f}",
-                          f"{(a['peak_rss_kb'] or 0) / 1024:.1f}", a["out_bytes"] or 0, a["container_id"] or "")
+            table.add_row(a["attempt"], a["purpose"], attempt_result(a), a["failure_class"] or "",
+                          a["public_status"] or "", a["protected_status"] or "", f"{a['cpu_s'] or 0:.3f}",
+                          f"{a['wall_s'] or 0:.3f}", f"{(a['peak_rss_kb'] or 0) / 1024:.1f}", a["out_bytes"] or 0,
+                          a["container_id"] or "")
 
     # ---- rerun ------------------------------------------------------------------------
     def action_rerun_candidate(self) -> None:
         if self.current:
-            self._rerun(self.current[0], self.current[1])
+            self._confirm_rerun(self.current[0], self.current[1])
 
     def action_rerun_task(self) -> None:
         if self.current:
-            self._rerun(self.current[0], None)
+            self._confirm_rerun(self.current[0], None)
 
-    def _rerun(self, task_id: str, index: int | None) -> None:
+    def _confirm_rerun(self, task_id: str, index: int | None) -> None:
         if self.rerunning:
             self.notify("A rerun is already running.", severity="warning")
             return
+        from .dialogs import ConfirmScreen
+        row = next((r for r in self.rows if (r["task_id"], r["candidate_index"]) == (task_id, index)), None)
+        what = f"{task_id} #{index}" if index is not None else f"every candidate of {task_id}"
+        why = f" ({records.class_of(row)})" if row else ""
+        self.app.push_screen(ConfirmScreen(
+            f"Rerun {what}?",
+            f"The program{why} runs again in the pinned sandbox, with the run's limits; each run adds an "
+            "attempt to the record and the decided outcome never changes. Press y to rerun, escape to keep it."),
+            lambda yes: self._rerun(task_id, index) if yes else None)
+
+    def _rerun(self, task_id: str, index: int | None) -> None:
         self.rerunning = True
         what = f"{task_id} #{index}" if index is not None else f"every candidate of {task_id}"
         self.notify(f"Rerunning {what} in the pinned sandbox…", title="rerun")
@@ -218,13 +275,55 @@ class InspectorScreen(RecordScreen):
         summary = ", ".join(f"#{r['candidate_index']} {r['protected_status']}"
                             + (f" ({r['failure_class']})" if r["failure_class"] else "") for r in rows)
         self.notify(f"Rerun recorded: {summary}. The decided outcome is unchanged.", title="rerun done")
-        if self.current:
-            self._open(*self.current)
+        self.action_refresh()               # the list's tries count the new attempts
         self.query_one("#candidate-tabs", TabbedContent).active = "tab-attempts"
 
     def failed_rerun(self, error: Exception) -> bool:
         self.rerunning = False
         return False
+
+
+def _last_line(r: dict) -> str:
+    detail = (r["detail"] or r["reason"] or "").strip().splitlines()
+    return detail[-1][:70] if detail else ""
+
+
+def attempt_result(a: dict) -> str:
+    """What an attempt decided: its protected verdict, or the evaluator's failure (never a bare 'ok')."""
+    if a["status"] != "ok":
+        return a["status"] or "?"
+    return a["protected_status"] or "?"
+
+
+def _head(cand: dict, task: dict, outcome: dict, attempts: list[dict], last: dict) -> Text:
+    verdict = outcome.get("outcome", "undecided")
+    colour = {"passed": "green", "failed": "red", "flaky": "yellow"}.get(verdict, "magenta")
+    reruns = sum(a["purpose"] == "rerun" for a in attempts)
+    tries = f"attempts {len(attempts)}" + (f" ({reruns} rerun{'s' if reruns != 1 else ''})" if reruns else "")
+    return Text.from_markup(
+        f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  "
+        f"[{colour}]{verdict}[/{colour}] {outcome.get('failure_class') or ''}  {tries}\n"
+        f"CPU {last.get('cpu_s') or 0:.3f}s of {task['cpu_limit_s'] or 0:.1f}s limit · wall {last.get('wall_s') or 0:.3f}s"
+        f" · peak RSS {(last.get('peak_rss_kb') or 0) / 1024:.1f} MiB · output {last.get('out_bytes') or 0} B"
+        f" · source {cand['source']} {cand['source_ref'] or ''}")
+
+
+def failing_lines(last: dict) -> list[tuple[str, str]]:
+    """(label, text) of where each suite failed and what the candidate returned, from the attempt's evidence."""
+    try:
+        evidence = json.loads(last.get("evidence_json") or "{}")
+    except ValueError:
+        return []
+    out = []
+    for suite in ("protected", "public"):
+        where = evidence.get(suite) if isinstance(evidence, dict) else None
+        if not isinstance(where, dict):
+            continue
+        if where.get("line") is not None:
+            out.append((f"Failing line ({suite} tests)", f"line {where['line']}: {where.get('source') or ''}"))
+        if where.get("returned"):
+            out.append((f"Returned ({suite} tests)", str(where["returned"])))
+    return out
 
 
 def _output_text(outcome: dict, last: dict) -> Text:
@@ -233,12 +332,24 @@ def _output_text(outcome: dict, last: dict) -> Text:
     text.append(f"{outcome.get('reason') or outcome.get('outcome') or 'undecided'}\n")
     text.append("Detail: ", style="bold")
     text.append(f"{last.get('detail') or '—'}\n")
+    for label, value in failing_lines(last):
+        text.append(f"{label}: ", style="bold")
+        text.append(f"{value}\n")
     text.append("Exit: ", style="bold")
     text.append(f"{last.get('exit_reason') or '—'}   exception: {last.get('exc_type') or '—'}\n")
-    violations = last.get("violations_json") or "[]"
-    if violations != "[]":
-        text.append("Sandbox violations: ", style="bold red")
-        text.append(f"{violations}\n")
+    violations = _violations(last.get("violations_json"))
+    if violations:
+        text.append("Sandbox violations:\n", style="bold red")
+        text.append("".join(f"  • {v}\n" for v in violations))
     text.append("Captured output (stdout + stderr, as stored):\n", style="bold")
     text.append((last.get("stdout") or "") + (last.get("stderr") or "") or "(none)")
     return text
+
+
+def _violations(blob: str | None) -> list[str]:
+    try:
+        found = json.loads(blob or "[]")
+    except ValueError:
+        return [str(blob)]
+    return [v if isinstance(v, str) else ", ".join(f"{k} {x}" for k, x in v.items()) if isinstance(v, dict)
+            else str(v) for v in (found if isinstance(found, list) else [found])]

@@ -49,6 +49,7 @@ class LiveRunScreen(RecordScreen):
         Binding("enter", "report", "Report"),
         Binding("v", "verdict", "Verdict"),
         Binding("i", "inspect", "Failures"),
+        *(Binding(str(i), f"inspect_class({i})", f"class {i}", show=False) for i in range(1, 10)),
     ]
 
     def __init__(self, *, run_id: str | None = None, launch=None):
@@ -68,7 +69,7 @@ class LiveRunScreen(RecordScreen):
             yield SliceBars(id="slices")
             with Horizontal(id="live-tables"):
                 with Vertical(id="classes-pane"):
-                    yield Label("Not passed, by class", classes="pane-title")
+                    yield Label("By class (1-9: list)", classes="pane-title")
                     yield _display_table("classes")
                 with Vertical(id="recent-pane"):
                     yield Label("Recent failures", classes="pane-title")
@@ -77,7 +78,7 @@ class LiveRunScreen(RecordScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#classes", DataTable).add_columns("class", "candidates")
+        self.query_one("#classes", DataTable).add_columns("key", "class", "candidates")
         self.query_one("#recent", DataTable).add_columns("task", "#", "outcome", "class", "detail")
         launch = self._launch()
         if launch is not None and launch.last is not None:
@@ -126,8 +127,8 @@ class LiveRunScreen(RecordScreen):
         self.query_one(SliceBars).update_slices(snap.slices)
         classes = self.query_one("#classes", DataTable)
         classes.clear()
-        for name, n in snap.classes.items():
-            classes.add_row(name, n)
+        for i, (name, n) in enumerate(snap.classes.items(), start=1):
+            classes.add_row(str(i) if i < 10 else "", name, n)
         recent = self.query_one("#recent", DataTable)
         recent.clear()
         for f in snap.recent:
@@ -160,8 +161,18 @@ class LiveRunScreen(RecordScreen):
             self.notify("Only a run launched and still running in this console can be cancelled here.",
                         severity="warning")
             return
-        launch.cancel.set()
-        self.query_one("#live-status", Static).update(f"[b]{self.run_id or ''}[/b]  cancelling: removing containers…")
+        from .dialogs import ConfirmScreen
+
+        def decided(yes: bool | None) -> None:
+            if yes and launch.active:
+                launch.cancel.set()
+                self.query_one("#live-status", Static).update(
+                    f"[b]{self.run_id or ''}[/b]  cancelling: removing containers…")
+        self.app.push_screen(ConfirmScreen(
+            f"Cancel run {self.run_id or ''}?",
+            "Candidates in flight stop and the containers are removed. Everything decided so far stays in the "
+            "record, and r (resume) continues the run later. Press y to cancel the run, escape to keep it running."),
+            decided)
 
     def action_resume(self) -> None:
         launch = self._launch()
@@ -193,3 +204,10 @@ class LiveRunScreen(RecordScreen):
         if self.run_id:
             from .inspector import InspectorScreen
             self.app.push_screen(InspectorScreen(self.run_id))
+
+    def action_inspect_class(self, number: int) -> None:
+        """1-9: the failures list of the n-th class in the table."""
+        names = list(self.snapshot.classes) if self.snapshot else []
+        if self.run_id and number <= len(names):
+            from .inspector import InspectorScreen
+            self.app.push_screen(InspectorScreen(self.run_id, failure_class=names[number - 1]))

@@ -18,8 +18,9 @@ from .base import RecordScreen
 STATUS_CHOICES = [("all statuses", "")] + [(s, s) for s in
                                             ("running", "completed", "interrupted", "cancelled", "failed", "refused")]
 # the run id starts with its start time (rYYYYMMDD-HHMMSS-…), so no separate date column
-COLUMNS = (("run", 23), ("status", 11), ("name", 14), ("model", 14), ("manifest", 18), ("pass@1", 6),
-           ("verdict", 7), ("decided", 7))
+# what a release engineer reads first comes first, so 80 columns keep pass@1, verdict and decided
+COLUMNS = (("run", 23), ("status", 11), ("pass@1", 6), ("verdict", 7), ("decided", 9), ("name", 14),
+           ("model", 14), ("manifest", 18))
 
 
 def load_runs(store, known: dict[str, str]) -> tuple[list[RunRow], dict[str, str]]:
@@ -101,12 +102,14 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         table.clear()
         visible = self._visible()
         for r in visible:
-            table.add_row(r.run_id, r.status, r.name, r.model, r.manifest_id,
-                          "—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}",
-                          self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", key=r.run_id)
+            table.add_row(r.run_id, r.status, "—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}",
+                          self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", r.name, r.model, r.manifest_id,
+                          key=r.run_id)
         if selected and selected in {r.run_id for r in visible}:
             table.move_cursor(row=table.get_row_index(selected))
-        shown = f"{len(visible)} of {len(self.rows)} runs" if len(visible) != len(self.rows) else f"{len(self.rows)} runs"
+        noun = "run" if len(self.rows) == 1 else "runs"
+        shown = (f"{len(visible)} of {len(self.rows)} {noun}" if len(visible) != len(self.rows)
+                 else f"{len(self.rows)} {noun}")
         self.query_one("#runs-summary", Static).update(
             f"{shown} in {self.app.db_path}" if self.rows else
             "No runs yet. Press n to build a manifest and launch a run, or o to open a manifest file.")

