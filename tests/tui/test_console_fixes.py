@@ -265,9 +265,10 @@ async def test_a_refused_signoff_keeps_its_statement(fixed_app):
         assert fixed_app.screen is dialog and "needs a second person" in screen_text(fixed_app)
         assert dialog.query_one("#statement", Input).value == "reruns are off for speed; flaky rate checked by hand"
         dialog.query_one("#reviewer", Input).value = "sec-2"
+        await pilot.pause(0.5)          # a button ignores clicks while it shows the last press
         await pilot.click("#record")
-        await wait_for(pilot, lambda: "signed" in str(fixed_app.screen.query_one("#boundary-table", DataTable)
-                                                         .get_row("rerun_stability")[1]), 60, "the sign-off")
+        await wait_for(pilot, lambda: fixed_app.screen is not dialog and "signed" in str(
+            fixed_app.screen.query_one("#boundary-table", DataTable).get_row("rerun_stability")[1]), 60, "the sign-off")
 
 
 async def test_a_signoff_the_record_refuses_comes_back_with_what_was_typed(fixed_app, monkeypatch):
