@@ -28,6 +28,7 @@ from passgate.core.sandbox.runner import GRADING_PROTOCOL, Runner, limits_for
 from .decide import Policy
 from .dispatch import RunContext
 from .grading import GradingSession
+from .repo import RepoGrading, is_repo_run
 from .rows import candidate_rows, task_rows
 from .selfcheck import calibrate, seal_reference_run
 
@@ -119,9 +120,12 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         _runner_events(store, run_id, runner)
         ctx = _context(store, run_id, manifest, progress, cancel)
         _preflight(store, ctx, runner, info, canary)
-        calibrate(store, ctx, runner)
-        GradingSession(store, ctx, runner).run()
-        if ctx.manifest.candidates.source == "reference" and not cancel.is_set():
+        if is_repo_run(ctx):
+            RepoGrading(store, ctx).run()
+        else:
+            calibrate(store, ctx, runner)
+            GradingSession(store, ctx, runner).run()
+        if ctx.manifest.candidates.source == "reference" and not cancel.is_set() and not is_repo_run(ctx):
             seal_reference_run(store, ctx)
         if cancel.is_set():
             status = "cancelled"
@@ -163,7 +167,7 @@ def _context(store, run_id, manifest, progress, cancel) -> RunContext:
                        reference_solution=r["reference_solution"] or "", completion_style=r["completion_style"],
                        classic_suffix=r.get("classic_suffix") or "",
                        tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
-                       set_sha256=r["set_sha256"], set_revision=r["set_revision"])
+                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "")
              for tid, r in task_rows.items()}
     ex = manifest.execution
     policy = Policy(rerun_policy=ex.reruns.policy, rerun_count=ex.reruns.count, infra_retries=ex.reruns.infra_retries,

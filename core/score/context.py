@@ -17,6 +17,8 @@ CATEGORIES = {
     "wrong_answer": ("wrong_answer",),
     "resource": ("timeout", "memory_exceeded", "output_exceeded"),
     "violation": ("sandbox_violation",),
+    "repository": ("patch_failed", "build_failed", "test_failed", "tests_missing", "unlisted_package"),
+    "tampering": ("tampering", "secret_introduced"),
 }
 _HISTOGRAM_BINS = 24
 

@@ -34,6 +34,7 @@ from .fidelity import fidelity_summary
 from .generation import generation_section
 from .intervals import IntervalSpec, bootstrap_pass_at_k, paired_bootstrap
 from .points import finite_or_none, point_scores
+from .repository import repository_section
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 
 SCHEMA = "passgate.report/1"
@@ -117,6 +118,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "preflight": parse_json(run.get("preflight_json")),
             "selfcheck": parse_json(run.get("selfcheck_json")),
             "fidelity": fidelity_section(store, run),
+            "repository": repository_section(store, run["run_id"]),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],

@@ -52,18 +52,47 @@ def unpack(data):
     return tree
 
 
-def lay_out(tree):
-    shutil.rmtree(REPO, ignore_errors=True)
-    os.makedirs(REPO)
-    for path, data in tree.items():
+def as_candidate(work):
+    """Run `work()` in a child as the candidate uid: the grader holds no capability to write the
+    candidate's files (no CAP_CHOWN, no CAP_DAC_OVERRIDE), so the tree is the candidate's own."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(UID)
+            os.setuid(UID)
+            work()
+            code = 0
+        except BaseException as exc:
+            sys.stderr.write(f"as_candidate: {type(exc).__name__}: {exc}\n")
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        raise OSError(f"laying out the repository failed (status {status})")
+
+
+def _write_files(files, mode=None):
+    for path, data in sorted(files.items()):
         target = os.path.join(REPO, path)
         os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.lexists(target):
+            os.chmod(target, 0o644) if not os.path.islink(target) else None
+            os.unlink(target)
         with open(target, "wb") as fh:
             fh.write(data)
-    for root, dirs, files in os.walk(REPO):
-        for name in dirs + files:
-            os.chown(os.path.join(root, name), UID, UID)
-    os.chown(REPO, UID, UID)
+        if mode is not None:
+            os.chmod(target, mode)
+
+
+def lay_out(tree):
+    def work():
+        shutil.rmtree(REPO, ignore_errors=True)
+        os.makedirs(REPO)
+        os.makedirs(HOME, exist_ok=True)
+        _write_files(tree)
+    as_candidate(work)
 
 
 def read_tree():
@@ -139,7 +168,7 @@ def run_build(job):
     command = job.get("setup_command") or ""
     if not command:
         return {"status": "passed", "exit": 0, "log_tail": "", "wall_s": 0.0}
-    log = os.path.join(WORK, "build.log")
+    log = os.path.join(PG, "build.log")
     start = time.monotonic()
     with open(log, "wb") as fh:
         proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=REPO, env=_env(job), stdout=fh,
@@ -188,7 +217,7 @@ def run_tests(job, suite, args, rid):
     if not args:
         return {"status": "not_run", "tests": {}, "events": 0}
     read_fd, write_fd = os.pipe()
-    log = os.path.join(WORK, f"{suite}.log")
+    log = os.path.join(PG, f"{suite}.log")
     start, cpu0 = time.monotonic(), _cpu_of_children()
     with open(log, "wb") as fh:
         proc = subprocess.Popen(_pytest_command(args), cwd=REPO, env=_env(job, {"PASSGATE_REPORT_FD": str(write_fd)}),
@@ -263,23 +292,16 @@ def changed_files(before, after):
 
 
 def _prepare(job):
-    shutil.rmtree(WORK, ignore_errors=True)
+    as_candidate(lambda: shutil.rmtree(WORK, ignore_errors=True) or os.makedirs(HOME))
     shutil.rmtree(PG, ignore_errors=True)
     os.makedirs(PG, mode=0o755)
-    os.makedirs(HOME)
-    os.chown(HOME, UID, UID)
     for name, text in (("passgate_report.py", job["plugin"]), ("pytest.ini", "[pytest]\n")):
         with open(os.path.join(PG, name), "w") as fh:
             fh.write(text)
 
 
 def _place_protected(files):
-    for path, text in sorted(files.items()):
-        target = os.path.join(REPO, path)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(target, 0o444)
+    as_candidate(lambda: _write_files({p: t.encode("utf-8") for p, t in files.items()}, 0o444))
 
 
 def grade(job, rid):
