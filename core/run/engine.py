@@ -112,11 +112,14 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
     status = "failed"
     try:
         info = runner.check(manifest.execution.image_digest)
+        allowlist = _check_allowlist(runner, manifest)
         store.update_run(run_id, status="running", started_at=utcnow(), error=None)
         store.seal(run_id, "start", runtime=info.runtime, image=info.image, image_digest=info.image_digest,
                    worker_sha256=info.worker_sha256, limits_json=json.dumps(info.limits),
                    grading_protocol=GRADING_PROTOCOL)
         store.event(run_id, "start", f"runner {info.runner}/{info.runtime} on {info.node}, image {info.image_digest}")
+        if allowlist:
+            store.event(run_id, "start", allowlist)
         _runner_events(store, run_id, runner)
         ctx = _context(store, run_id, manifest, progress, cancel)
         _preflight(store, ctx, runner, info, canary)
@@ -151,6 +154,16 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         store.event(run_id, "end", f"run {status}")
         progress(Progress(run_id=run_id, phase="finished", message=f"run {status}"))
     return run_id
+
+
+def _check_allowlist(runner: Runner, manifest: Manifest) -> str:
+    """A manifest with `execution.packages` runs only on the derived image that holds exactly them."""
+    ex = manifest.execution
+    client = getattr(runner, "client", None)
+    if not ex.packages or client is None:
+        return ""
+    from passgate.core.sandbox.packages import check_allowlist_image
+    return check_allowlist_image(client, ex.image, ex.packages, ex.base_image_digest)
 
 
 def _runner_events(store: Store, run_id: str, runner: Runner) -> None:

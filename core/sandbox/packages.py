@@ -188,3 +188,21 @@ def image_packages(client, tag: str) -> str:
         if text.startswith("passgate package allowlist: "):
             return text.split(": ", 1)[1]
     return ""
+
+
+def check_allowlist_image(client, image: str, entries, base_digest: str | None) -> str:
+    """At run start: the image holds exactly the manifest's allowlist (its history says so) and the
+    base it derives from is pinned. Returns a sentence for the record; DriftError otherwise."""
+    from ..errors import DriftError
+    packages = parse_packages(entries)
+    if not packages:
+        return "no package allowlist: the pinned base image only"
+    if not base_digest:
+        raise DriftError("execution.packages needs execution.base_image_digest: the base the allowlist image "
+                         "derives from must be pinned too")
+    recorded = image_packages(client, image)
+    wanted = ", ".join(f"{p.name}=={p.version}" for p in packages)
+    if recorded != wanted:
+        raise DriftError(f"image {image} holds the allowlist [{recorded or 'none'}], the manifest lists [{wanted}]; "
+                         "run `passgate setup --manifest MANIFEST` to build it")
+    return f"allowlist image with {wanted} on base {base_digest[:19]}"
