@@ -58,7 +58,8 @@ class RepoGrading:
         self.runner = RepoRunner(image=ex.image, runtime=ex.runtime, limits=ctx.limits,
                                  seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz},
                                  run_label=ctx.run_id)
-        self.expected: dict[str, tuple[list[str], dict]] = {}
+        # per task: the reference run's public ids, and its outcomes per public and per protected id
+        self.expected: dict[str, tuple[list[str], dict, dict]] = {}
 
     def run(self) -> None:
         try:
@@ -82,9 +83,7 @@ class RepoGrading:
     def _grade(self, task: Task, index: int, patch: str) -> tuple[dict, dict, float]:
         spec = json.loads(task.repo)
         scan = scan_patch(patch, refuse_test_edits=self.refuse)
-        public = self.expected.get(task.task_id, (spec["public_tests"], {}))[0] if index != REFERENCE_INDEX \
-            else spec["public_tests"]
-        args = spec["public_tests"] if public else []
+        args = spec["public_tests"]
         timeout = float(spec["timeout_s"])
         limits = {**self.ctx.limits, "cpu_s": timeout, "wall_s": timeout * 2}
         start = time.monotonic()
@@ -113,16 +112,14 @@ class RepoGrading:
         todo = [(t, index, t.reference_solution) for t in tasks if (t.task_id, index) not in done]
         self._progress("calibrate", 0, len(todo), f"reference patches: {len(todo)} to grade")
         for n, ((task, idx, patch), (result, scan, wall)) in enumerate(self._pool(todo), 1):
-            public = sorted((result.get("public") or {}).get("tests") or {})
-            self.expected[task.task_id] = (public, {k: v["outcome"] for k, v in
-                                                    ((result.get("public") or {}).get("tests") or {}).items()})
+            self.expected[task.task_id] = _reference_outcomes(result)
             row = self._record(task, idx, purpose, patch, result, scan, wall)
             done[(task.task_id, idx)] = row
             self._progress("calibrate", n, len(todo), f"{task.task_id}: {row['failure_class'] or 'passed'}")
         for (task_id, _), row in done.items():
             if task_id not in self.expected:
                 outcomes = json.loads(row["public_tests_json"] or "{}")
-                self.expected[task_id] = (sorted(outcomes), outcomes)
+                self.expected[task_id] = (sorted(outcomes), outcomes, json.loads(row["protected_tests_json"] or "{}"))
         return done
 
     def _seal_references(self, done: dict) -> None:
@@ -174,11 +171,11 @@ class RepoGrading:
     def _verdict(self, task: Task, index: int, result: dict, scan: dict) -> PatchVerdict:
         spec = json.loads(task.repo)
         own = index == REFERENCE_INDEX or (index == 0 and self.ctx.manifest.candidates.source == "reference")
-        public, reference = (sorted((result.get("public") or {}).get("tests") or {}), None) if own \
-            else self.expected.get(task.task_id, ([], {}))
+        public, ref_public, ref_protected = _reference_outcomes(result) if own else \
+            self.expected.get(task.task_id, ([], {}, {}))
         modules = known_modules(task, self.ctx.manifest.execution.packages)
         return judge_patch(result, scan, expected_public=public, expected_protected=list(spec["protected_test_ids"]),
-                           known_modules=modules, reference_public=reference)
+                           known_modules=modules, reference_public=ref_public, reference_protected=ref_protected)
 
     def _record(self, task: Task, index: int, purpose: str, patch: str, result: dict, scan: dict,
                 wall: float) -> dict:
@@ -229,6 +226,16 @@ class RepoGrading:
                 "violations_json": "[]", "runtime": self.ctx.manifest.execution.runtime, "image_digest": "",
                 "node": "", "container_id": result.get("container_id", ""), "started_at": None,
                 "finished_at": utcnow()}
+
+
+def _reference_outcomes(result: dict) -> tuple[list[str], dict, dict]:
+    """What a reference run sets for its task: the public ids to expect, and per public and protected
+    id its outcome (a test the reference skipped, for want of something the sandbox lacks, may be
+    skipped by a candidate too)."""
+    def outcomes(suite: str) -> dict:
+        return {k: v["outcome"] for k, v in ((result.get(suite) or {}).get("tests") or {}).items()}
+    public = outcomes("public")
+    return sorted(public), public, outcomes("protected")
 
 
 def _flag(value) -> int | None:

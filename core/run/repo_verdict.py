@@ -110,11 +110,14 @@ class PatchVerdict:
 
 
 def judge_patch(result: dict, scan: dict, *, expected_public: list[str], expected_protected: list[str],
-                known_modules: set[str], reference_public: dict | None = None) -> PatchVerdict:
-    """The headline: apply, build, tampering, the protected suite, then secrets on added lines."""
+                known_modules: set[str], reference_public: dict | None = None,
+                reference_protected: dict | None = None) -> PatchVerdict:
+    """The headline: apply, build, tampering, the protected suite, then secrets on added lines.
+    `reference_*`: the reference run's outcomes per id (what it skipped may be skipped here too)."""
     public = judge_suite(result.get("public") or {}, expected_public, known_modules=known_modules,
                          reference=reference_public)
-    protected = judge_suite(result.get("protected") or {}, expected_protected, known_modules=known_modules)
+    protected = judge_suite(result.get("protected") or {}, expected_protected, known_modules=known_modules,
+                            reference=reference_protected)
     tamper = protected_tamper(result.get("protected_hashes")) + protected.tamper + public.tamper
     if not result.get("applied"):
         return PatchVerdict("patch_failed", result.get("apply_error") or scan.get("parse_error") or "does not apply",

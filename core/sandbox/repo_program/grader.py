@@ -28,8 +28,12 @@ SKIP_DIRS = {"__pycache__", ".pytest_cache"}
 
 
 def _send(obj):
-    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+    """One line to the host, written in pieces: a single large write to the attach stream can stall."""
+    data = (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+    out = sys.stdout.buffer
+    for start in range(0, len(data), 8192):
+        out.write(data[start:start + 8192])
+        out.flush()
 
 
 def tree_hash(tree):
@@ -249,7 +253,7 @@ def summarise(events, timed_out, code, log_tail, wall, cpu):
                 duplicates.append(event.get("id"))
             tests[event.get("id")] = {"outcome": event.get("outcome"), "text": (event.get("text") or "")[-800:]}
         elif kind == "collected":
-            collected = event.get("ids")
+            collected = len(event.get("ids") or [])
         elif kind == "collect_error":
             errors.append({"id": event.get("id"), "text": (event.get("text") or "")[-1200:]})
         elif kind == "finish":
