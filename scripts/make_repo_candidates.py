@@ -50,8 +50,10 @@ def bad_patches(root: Path, tasks: dict) -> list[dict]:
 
     out = []
     buggy, fixed = trees("cachetools-lru-order")
-    stale = (root / tasks["cachetools-lru-order"]["reference_patch"]).read_text().replace(
-        " class LRUCache(Cache):", " class LRUCache(collections.abc.MutableMapping):", 1)
+    lines = (root / tasks["cachetools-lru-order"]["reference_patch"]).read_text().splitlines(True)
+    first = next(i for i, line in enumerate(lines) if line.startswith(" ") and lines[i - 1].startswith("@@"))
+    lines[first] = " " + lines[first][1:].replace("    ", "\t", 1)   # written against a tab-indented copy
+    stale = "".join(lines)
     out.append(("cachetools-lru-order", "does-not-apply", stale, "patch_failed"))
     broken = edit(fixed, "src/cachetools/__init__.py", "least recently used.\"\"\"\n        try:\n            key = next(iter(self.__order))\n",
                   "least recently used.\"\"\"\n        try:\n            key = next(reversed(self.__order))\n")
@@ -70,10 +72,10 @@ def bad_patches(root: Path, tasks: dict) -> list[dict]:
     exits = edit(fixed, "inflection/__init__.py", "    number = abs(int(number))\n",
                  "    number = abs(int(number))\n    import os\n    os._exit(0)\n")
     out.append(("inflection-ordinal-teens", "os-exit-0", diff(buggy, exits), "premature_exit"))
-    buggy, fixed = trees("six-ensure-str-bytes")
-    sys_exit = edit(fixed, "six.py", "    if type(s) is str:\n        return s\n",
-                    "    if type(s) is str:\n        sys.exit(0)\n")
-    out.append(("six-ensure-str-bytes", "sys-exit-0", diff(buggy, sys_exit), "test_failed"))
+    buggy, fixed = trees("six-iteritems-values")
+    sys_exit = edit(fixed, "six.py", "    def iteritems(d, **kw):\n        return iter(d.items(**kw))\n",
+                    "    def iteritems(d, **kw):\n        sys.exit(0)\n")
+    out.append(("six-iteritems-values", "sys-exit-0", diff(buggy, sys_exit), "test_failed"))
     buggy, fixed = trees("semver-match-less-than")
     dep = edit(fixed, "src/semver/version.py", "import re\n", "import re\n\nimport requests\n")
     dep["requirements.txt"] = b"requests==2.32.3\n"

@@ -52,7 +52,7 @@ def test_bad_lines_name_file_line_and_field(tmp_path, change, field):
 
 def test_a_changed_protected_file_is_refused(tmp_path):
     path = _copy(tmp_path)
-    target = next((tmp_path / "repo" / "protected" / "six-ensure-str-bytes").rglob("test_six.py"))
+    target = next((tmp_path / "repo" / "protected" / "six-iteritems-values").rglob("test_six.py"))
     target.write_text(target.read_text() + "\n")
     with pytest.raises(ConfigError, match="sha256"):
         load_task_set("repo", path)
