@@ -107,3 +107,37 @@ def test_allowlist_image_is_reproducible_and_pinned(docker_client):
     base = DockerRunner(image=ex.base_image, runtime="runsc", limits=sandbox_limits(), client=docker_client)
     with pytest.raises(DriftError, match="image digest differs"):
         base.check(ex.image_digest)
+
+
+REWRITES_ITS_TEST = '''\
+--- a/inflection/__init__.py
++++ b/inflection/__init__.py
+@@ -194,6 +194,11 @@
+         'Author'
+
+     """
++    import os
++    test = os.path.join(os.path.dirname(os.path.dirname(__file__)), "test_inflection.py")
++    os.chmod(test, 0o644)
++    with open(test, "a") as fh:
++        fh.write("# every test passed\\n")
+     word = word.replace('_', ' ')
+     word = re.sub(r"(?i)([a-z\\d]*)", lambda m: m.group(1).lower(), word)
+     word = re.sub(r"^\\w", lambda m: m.group(0).upper(), word)
+'''
+
+
+def test_a_patch_that_rewrites_a_protected_test_is_tampering(tmp_path):
+    import hashlib
+    shutil.copytree(EXAMPLES / "repo", tmp_path / "repo")
+    (tmp_path / "c.jsonl").write_text(json.dumps({"task_id": "inflection-humanize-id", "patch": REWRITES_ITS_TEST}) + "\n")
+    text = (EXAMPLES / "repo-patches.yaml").read_text()
+    sha = hashlib.sha256((tmp_path / "c.jsonl").read_bytes()).hexdigest()
+    text = text.replace("      path: repo/tasks.jsonl\n", "      path: repo/tasks.jsonl\n      task_ids: [inflection-humanize-id]\n")
+    text = text.replace("    path: repo/candidates.jsonl\n", "    path: c.jsonl\n")
+    text = "\n".join(f"    sha256: {sha}" if line.startswith("    sha256:") else line for line in text.splitlines()) + "\n"
+    (tmp_path / "m.yaml").write_text(text)
+    assert main(["--db", str(tmp_path / "t.db"), "run", str(tmp_path / "m.yaml")]) == 0
+    store = Store(tmp_path / "t.db", create=False)
+    row = next(store.query("SELECT * FROM repo_results WHERE purpose = 'grade'"))
+    assert row["failure_class"] == "tampering" and "changed during the protected run" in row["detail"]
