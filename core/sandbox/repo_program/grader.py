@@ -17,7 +17,7 @@ import sys
 import tarfile
 import time
 
-_CFG = PASSGATE_CONFIG  # noqa: F821 - set by the boot line
+_CFG = globals().get("PASSGATE_CONFIG") or {"uid": 10001, "scratch": "/tmp"}   # the boot line sets it
 UID = int(_CFG["uid"])
 SCRATCH = _CFG["scratch"]
 WORK = os.path.join(SCRATCH, "w")
@@ -358,4 +358,5 @@ def serve():
         _send({"id": rid, **reply})
 
 
-serve()
+if __name__ == "passgate_worker":   # the name the container bootstrap gives the program
+    serve()
