@@ -7,12 +7,14 @@ pytest process's exit code: a test it expected and never heard of has failed."""
 import json
 import os
 
-_FD = int(os.environ.pop("PASSGATE_REPORT_FD"))
-_OUT = os.fdopen(_FD, "w", buffering=1)
+_FD = os.environ.pop("PASSGATE_REPORT_FD", None)
+_OUT = os.fdopen(int(_FD), "w", buffering=1) if _FD else None     # None: imported outside the grader
 _STATE = {}
 
 
 def _emit(obj):
+    if _OUT is None:
+        return
     _OUT.write(json.dumps(obj, separators=(",", ":")) + "\n")
     _OUT.flush()
 
