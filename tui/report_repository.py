@@ -13,7 +13,8 @@ LIMIT = 40
 def _table(title: str, *columns: str) -> Table:
     table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
     for col in columns:
-        table.add_column(col, overflow="fold")
+        # figures stay whole; only the free text of the last column folds
+        table.add_column(col, overflow="fold", no_wrap=col not in ("value", "flags", "findings"))
     return table
 
 
@@ -34,21 +35,25 @@ def repository_tables(report: Mapping) -> list:
                         ("tampering findings", t["tampering"]),
                         ("failure classes", ", ".join(f"{k} {v}" for k, v in t["failure_classes"].items()) or "none")):
         totals.add_row(item, str(value))
-    tasks = _table("Repository: per task (medians)", "task", "patches", "passed", "apply", "files", "+lines",
-                   "-lines", "burden", "rollback ok")
+    tasks = _table("Repository: per task (medians)", "task", "n", "pass", "apply", "files", "+", "-",
+                   "burden", "rollback")
     for e in repo["tasks"]:
         tasks.add_row(e["task_id"], *(str(e[k]) for k in ("candidates", "passed", "applies", "median_files_changed",
                                                         "median_lines_added", "median_lines_removed",
                                                         "median_reviewer_burden", "rollback_restores")))
-    patches = _table("Repository: per patch", "task", "#", "verdict", "applies", "+/-", "tests touched", "deps",
-                     "secrets", "build", "public", "protected", "rollback")
+    patches = _table("Repository: per patch", "task", "#", "verdict", "+/-", "build", "public", "protected",
+                     "rollback", "flags")
     for e in repo["candidates"][:LIMIT]:
-        patches.add_row(e["task_id"], str(e["candidate_index"]), e["failure_class"] or "passed", _yes(e["applies"]),
-                        f"+{e['lines_added']}/-{e['lines_removed']}",
-                        ", ".join(e["test_files_touched"]) + (" (refused)" if e["refused"] else ""),
-                        ", ".join(e["dependency_files"]), str(len(e["secrets"]) or ""), e["build"],
+        flags = [f"tests: {', '.join(e['test_files_touched'])}" + (" (refused)" if e["refused"] else "")] \
+            if e["test_files_touched"] else []
+        flags += [f"deps: {', '.join(e['dependency_files'])}"] if e["dependency_files"] else []
+        flags += [f"{len(e['secrets'])} secret(s)"] if e["secrets"] else []
+        flags += [] if e["applies"] else ["does not apply"]
+        patches.add_row(e["task_id"], str(e["candidate_index"]), e["failure_class"] or "passed",
+                        f"+{e['lines_added']}/-{e['lines_removed']}", e["build"],
                         f"{e['public']['passed']}/{e['public']['total']}",
-                        f"{e['protected']['passed']}/{e['protected']['total']}", _yes(e["rollback"]["restores"]))
+                        f"{e['protected']['passed']}/{e['protected']['total']}", _yes(e["rollback"]["restores"]),
+                        "; ".join(flags))
     parts = [totals, tasks, patches]
     if repo["tampering"]:
         tamper = _table("Repository: tampering", "task", "#", "candidate", "verdict", "findings")
