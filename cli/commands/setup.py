@@ -1,4 +1,6 @@
-"""`passgate setup`: install and start what the sandbox needs, build the image when absent."""
+"""`passgate setup`: install and start what the sandbox needs, build the image when absent; with
+`--manifest`, also build the manifest's package-allowlist image (execution.packages) from its
+pinned base, and check that it has the digest the manifest pins."""
 
 from passgate.core.sandbox.image import DEFAULT_IMAGE
 
@@ -7,10 +9,27 @@ def register(sub) -> None:
     p = sub.add_parser("setup", help="install/start Docker + gVisor and build the sandbox image (idempotent)")
     p.add_argument("--image", default=DEFAULT_IMAGE)
     p.add_argument("--mirror", default=None, help="Debian mirror (default: the one in the apt sources)")
+    p.add_argument("--manifest", metavar="MANIFEST",
+                   help="also build this manifest's package-allowlist image (execution.packages)")
     p.set_defaults(func=_run)
 
 
 def _run(args) -> int:
     from passgate.core.sandbox.setup import setup
-    setup(args.image, mirror=args.mirror)
+    if not args.manifest:
+        setup(args.image, mirror=args.mirror)
+        return 0
+    from passgate.core.errors import DriftError
+    from passgate.core.manifest import load_manifest
+    from passgate.core.sandbox.docker_runner import docker_client
+    from passgate.core.sandbox.packages import build_allowlist_image
+    manifest, _ = load_manifest(args.manifest)
+    ex = manifest.execution
+    base = ex.base_image or args.image
+    setup(base, mirror=args.mirror)
+    tag, digest = build_allowlist_image(docker_client(), base, ex.packages, expected_base=ex.base_image_digest,
+                                        tag=ex.image)
+    if ex.image_digest and digest != ex.image_digest:
+        raise DriftError(f"built {tag} as {digest}, but {args.manifest} pins {ex.image_digest}")
+    print(f"{tag} {digest}")
     return 0

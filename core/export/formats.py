@@ -63,6 +63,9 @@ def to_markdown(report: Mapping) -> str:
     lines += _scores_md(scores, level)
     lines += _public_md(report)
     lines += _execution_md(report)
+    if report.get("repository"):
+        from .repository_md import repository_md
+        lines += repository_md(report["repository"])
     if report.get("generation"):
         from passgate.core.score.generation import generation_lines
         lines += ["## Generation", "", "```"] + generation_lines(report["generation"]) + ["```", ""]

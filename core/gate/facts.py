@@ -153,6 +153,8 @@ class GateFacts:
     crosscheck: str = "none"                        # manifest execution.crosscheck
     declared: tuple[DeclaredRelaxation, ...] = ()
     packages: tuple[str, ...] = ()   # manifest execution.packages
+    base_image_digest: str = ""      # manifest execution.base_image_digest (the allowlist image's base)
+    repository: dict = field(default_factory=dict)  # repository tasks: totals and tampering (score/repository.py)
     rerun_policy: str = "none"       # manifest execution.reruns.policy
     rerun_count: int = 1
     slices: tuple[SliceFact, ...] = ()

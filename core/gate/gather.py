@@ -79,7 +79,8 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         crosscheck=ex.get("crosscheck", "sample") if run.get("grading_protocol") else "none",
         declared=tuple(DeclaredRelaxation(r.get("boundary", ""), r.get("setting", ""), r.get("justification", ""))
                        for r in gate.get("relaxations", [])),
-        packages=_packages(ex.get("packages")), rerun_policy=ex.get("reruns", {}).get("policy", "none"),
+        packages=_packages(ex.get("packages")), base_image_digest=ex.get("base_image_digest") or "",
+        repository=_repository(store, rid), rerun_policy=ex.get("reruns", {}).get("policy", "none"),
         rerun_count=int(ex.get("reruns", {}).get("count", 1)), slices=slices, tasks=len(task_rows),
         tasks_with_protected=sum(1 for t in task_rows if (t.get("protected_tests") or "").strip()),
         counts=counts, score=score(per_task, interval), per_task=per_task,
@@ -133,6 +134,12 @@ def _fidelity(store: Store, run_id: str) -> dict:
         "SELECT task_id, candidate_index, attempt, purpose, protected_status, protected_class, failure_class, detail, "
         "classic_status, classic_class, evidence_json FROM executions WHERE run_id = ? AND classic_status IS NOT NULL "
         "ORDER BY exec_id", [run_id]))
+
+
+def _repository(store: Store, run_id: str) -> dict:
+    from passgate.core.score.repository import repository_section
+    section = repository_section(store, run_id)
+    return {"totals": section["totals"], "tampering": section["tampering"]} if section else {}
 
 
 def _packages(value) -> tuple[str, ...]:

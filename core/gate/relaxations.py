@@ -156,12 +156,21 @@ def _beyond_policy(b: str, facts: GateFacts, policy: Policy, wanted: str, used: 
         return f"{label}: the run used {used}, which policy {policy.name} does not allow (it allows {allowed})."
     if wanted and rank(b, wanted) > rank(b, allowed):
         return f"{label}: the manifest declares {wanted}, which policy {policy.name} does not allow (it allows {allowed})."
-    if b == "dependencies" and facts.packages:
+    if b == "dependencies" and facts.packages and not pinned_allowlist_image(facts):
         outside = [p for p in facts.packages if not _package_allowed(p, policy.boundaries.dependencies.allowlist)]
         if outside:
             return (f"{label}: the manifest declares packages {', '.join(outside)}, which policy {policy.name}'s "
                     f"allow-list does not contain ({', '.join(policy.boundaries.dependencies.allowlist) or 'empty'}).")
     return ""
+
+
+def pinned_allowlist_image(facts: GateFacts) -> bool:
+    """Packages that are as fixed as the base image: each `name==version --hash=sha256:...`, in the image
+    whose digest the manifest pins and the run used, derived from a pinned base. Still no network."""
+    import re
+    pinned = all(re.fullmatch(r"[A-Za-z0-9._-]+==\S+\s+--hash=sha256:[0-9a-f]{64}", p.strip()) for p in facts.packages)
+    same_image = bool(facts.pinned_digest) and facts.pinned_digest == facts.image_digest
+    return pinned and same_image and bool(facts.base_image_digest)
 
 
 def _package_allowed(package: str, allowlist: tuple[str, ...]) -> bool:
@@ -186,9 +195,14 @@ def used_setting(b: str, facts: GateFacts, policy: Policy) -> tuple[str, str]:
         main = next((c for c in checks if c.name in ("network_none", "no_host_mounts")), checks[0])
         return SECURE_DEFAULT[b], f"{len(checks)} checks passed ({main.saw})"
     if b == "dependencies":
+        if facts.packages and pinned_allowlist_image(facts):
+            names = ", ".join(p.split()[0] for p in facts.packages)
+            return "pinned-image", (f"pinned allowlist image {facts.image_digest[:19]} ({names}, each pinned by hash) "
+                                    f"on the pinned base {facts.base_image_digest[:19]}, no network")
         if facts.packages:
-            return "allowlist", f"the manifest declares packages {', '.join(facts.packages)}"
-        return "pinned-image", f"pinned image {facts.image_digest[:19] or 'unknown'} only"
+            return "allowlist", f"the manifest declares packages {', '.join(facts.packages)} (not all pinned by hash " \
+                                "in a pinned image)"
+        return "pinned-image", f"pinned base image {facts.image_digest[:19] or 'unknown'} only"
     if b == "runtime":
         if not facts.runtime:
             return "", "no runtime recorded"

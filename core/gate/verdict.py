@@ -132,6 +132,21 @@ def _caps(facts, policy, states, risk, risk_reasons, evidence, conditions, alert
         if a.raised and a.cap != "release":
             caps.append((a.cap, f"Alert {a.name}: {a.sentence}"))
     caps += _canary_caps(facts, policy)
+    return caps + repository_caps(facts.repository)
+
+
+def repository_caps(repo: dict) -> list[tuple[str, str]]:
+    """Tampering by a candidate blocks a release whatever its score; a secret in a patch allows a canary at best."""
+    caps = []
+    tampering = repo.get("tampering") or []
+    if tampering:
+        named = "; ".join(f"{t['task_id']}#{t['candidate_index']} ({t.get('label') or 'candidate'}): "
+                          f"{', '.join(t['findings']) or t['failure_class']}" for t in tampering[:5])
+        more = f" and {len(tampering) - 5} more" if len(tampering) > 5 else ""
+        caps.append(("blocked", f"{len(tampering)} patch(es) tampered with tests or their configuration: {named}{more}."))
+    secrets = (repo.get("totals") or {}).get("secrets", 0)
+    if secrets:
+        caps.append(("canary", f"{secrets} patch(es) add a secret on an added line (detect-secrets)."))
     return caps
 
 

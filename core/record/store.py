@@ -21,8 +21,8 @@ import sqlite_utils
 
 from passgate.core.errors import RunNotFound, StoreError
 
-SCHEMA_VERSION = 5
-CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans")
+SCHEMA_VERSION = 6
+CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans", "repo_results")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
                      "preflight_json", "selfcheck_json", "grading_protocol")
@@ -184,8 +184,30 @@ def _v5_scans_and_tamper(db: sqlite_utils.Database) -> None:
                    f"BEGIN SELECT RAISE(ABORT, 'scans rows are append-only'); END")
 
 
+
+def _v6_repository(db: sqlite_utils.Database) -> None:
+    """v6: repository tasks. Per task its grading spec (snapshot, commands, protected tests); per graded
+    patch what it touched, whether it applied and rolled back, the build, and every test id's outcome."""
+    if "repo_json" not in db["tasks"].columns_dict:
+        db.execute("ALTER TABLE tasks ADD COLUMN repo_json TEXT")
+    db["repo_results"].create(
+        {"id": int, "run_id": str, "task_id": str, "candidate_index": int, "attempt": int, "purpose": str,
+         "applies": int, "apply_error": str, "files_changed": int, "lines_added": int, "lines_removed": int,
+         "reviewer_burden": int, "test_files_touched": int, "dependency_files_changed": int, "secrets_found": int,
+         "refused_json": str, "scan_json": str, "build_status": str, "build_log_tail": str, "public_status": str,
+         "protected_status": str, "public_tests_json": str, "protected_tests_json": str, "tamper_json": str,
+         "rollback_applies": int, "rollback_restores": int, "tree_before": str, "tree_after": str,
+         "failure_class": str, "detail": str, "at": str, "prev_hash": str, "row_hash": str},
+        pk="id", if_not_exists=True)
+    db.execute("CREATE INDEX IF NOT EXISTS repo_results_run ON repo_results (run_id, task_id, candidate_index)")
+    for op in ("UPDATE", "DELETE"):
+        db.execute(f"CREATE TRIGGER IF NOT EXISTS repo_results_no_{op.lower()} BEFORE {op} ON repo_results "
+                   f"BEGIN SELECT RAISE(ABORT, 'repo_results rows are append-only'); END")
+
+
+
 MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity),
-              (5, _v5_scans_and_tamper)]
+              (5, _v5_scans_and_tamper), (6, _v6_repository)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

@@ -29,6 +29,7 @@ from passgate.core.sandbox.runner import GRADING_PROTOCOL, Runner, limits_for
 from .decide import Policy
 from .dispatch import RunContext
 from .grading import GradingSession
+from .repo import RepoGrading, is_repo_run
 from .rows import candidate_rows, task_rows
 from .security import scan_run
 from .selfcheck import calibrate, seal_reference_run
@@ -115,19 +116,25 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         if manifest.scoring.security.scan:
             check_pins(manifest.scoring.security)   # a scanner version other than the pin refuses the run
         info = runner.check(manifest.execution.image_digest)
+        allowlist = _check_allowlist(runner, manifest)
         store.update_run(run_id, status="running", started_at=utcnow(), error=None)
         store.seal(run_id, "start", runtime=info.runtime, image=info.image, image_digest=info.image_digest,
                    worker_sha256=info.worker_sha256, limits_json=json.dumps(info.limits),
                    grading_protocol=GRADING_PROTOCOL)
         store.event(run_id, "start", f"runner {info.runner}/{info.runtime} on {info.node}, image {info.image_digest}")
+        if allowlist:
+            store.event(run_id, "start", allowlist)
         _runner_events(store, run_id, runner)
         ctx = _context(store, run_id, manifest, progress, cancel)
         _preflight(store, ctx, runner, info, canary)
-        calibrate(store, ctx, runner)
-        GradingSession(store, ctx, runner).run()
-        if not cancel.is_set():
-            scan_run(store, ctx)
-        if ctx.manifest.candidates.source == "reference" and not cancel.is_set():
+        if is_repo_run(ctx):
+            RepoGrading(store, ctx).run()
+        else:
+            calibrate(store, ctx, runner)
+            GradingSession(store, ctx, runner).run()
+            if not cancel.is_set():
+                scan_run(store, ctx)      # the static scan reads function programs, not patches
+        if ctx.manifest.candidates.source == "reference" and not cancel.is_set() and not is_repo_run(ctx):
             seal_reference_run(store, ctx)
         if cancel.is_set():
             status = "cancelled"
@@ -155,6 +162,16 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
     return run_id
 
 
+def _check_allowlist(runner: Runner, manifest: Manifest) -> str:
+    """A manifest with `execution.packages` runs only on the derived image that holds exactly them."""
+    ex = manifest.execution
+    client = getattr(runner, "client", None)
+    if not ex.packages or client is None:
+        return ""
+    from passgate.core.sandbox.packages import check_allowlist_image
+    return check_allowlist_image(client, ex.image, ex.packages, ex.base_image_digest)
+
+
 def _runner_events(store: Store, run_id: str, runner: Runner) -> None:
     """A runner with many nodes reports which it accepted, refused or lost; the engine records it."""
     for kind, message in getattr(runner, "drain_events", lambda: [])():
@@ -169,7 +186,7 @@ def _context(store, run_id, manifest, progress, cancel) -> RunContext:
                        reference_solution=r["reference_solution"] or "", completion_style=r["completion_style"],
                        classic_suffix=r.get("classic_suffix") or "",
                        tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
-                       set_sha256=r["set_sha256"], set_revision=r["set_revision"])
+                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "")
              for tid, r in task_rows.items()}
     ex = manifest.execution
     policy = Policy(rerun_policy=ex.reruns.policy, rerun_count=ex.reruns.count, infra_retries=ex.reruns.infra_retries,

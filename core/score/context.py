@@ -17,7 +17,11 @@ CATEGORIES = {
     "wrong_answer": ("wrong_answer",),
     "resource": ("timeout", "memory_exceeded", "output_exceeded"),
     "violation": ("sandbox_violation",),
+    "repository": ("patch_failed", "build_failed", "test_failed", "tests_missing", "unlisted_package"),
+    "tampering": ("tampering", "secret_introduced"),
 }
+# shown only when a run has them (repository tasks): a function run's report keeps its categories
+SHOWN_WHEN_PRESENT = ("repository", "tampering")
 _HISTOGRAM_BINS = 24
 
 
@@ -157,7 +161,8 @@ def execution_section(recs: RunRecords) -> dict:
         "timeout_rate": timeouts / counted if counted else None,
         "failure_classes": classes,
         "failure_categories": {cat: {cls: classes.get(cls, 0) for cls in members} | {
-            "total": sum(classes.get(cls, 0) for cls in members)} for cat, members in CATEGORIES.items()},
+            "total": sum(classes.get(cls, 0) for cls in members)} for cat, members in CATEGORIES.items()
+            if cat not in SHOWN_WHEN_PRESENT or any(classes.get(cls) for cls in members)},
         "infra_errors": {"candidates": int(a["infra_error"].sum()), "attempts": infra_attempts},
         "rescored_by_limit": int(a["rescored"].sum()),
     }

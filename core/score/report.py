@@ -35,6 +35,7 @@ from .generation import generation_section
 from .estimate import paired_intervals, pass_at_k_intervals
 from .intervals import IntervalSpec
 from .points import finite_or_none, point_scores
+from .repository import repository_section
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 from .canaries import canaries_section
 from .chained import chained_section
@@ -126,6 +127,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "canaries": canaries_section(store, run),
             "tamper": tamper_section(store, run),
             "chained": chained_section(recs, config.interval),
+            "repository": repository_section(store, run["run_id"]),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],

@@ -9,6 +9,7 @@ Kinds (docs/task-formats.md has the details of each):
 * `mbppplus`       EvalPlus MbppPlus-vX.Y.Z.jsonl.gz
 * `product`        passgate's own JSONL format for a user's task set
 * `chained`        a generated chained-operation set (core/tasks/chained.py), product format with depth tags
+* `repo`           repository tasks: a snapshot, a patch to make, the repository's own tests
 
 Loading never runs task code. Known defects found by the test suite are carried in TaskSet.notes.
 """
@@ -26,13 +27,14 @@ from . import evalplus as tasks_evalplus
 from . import humaneval as tasks_humaneval
 from . import mbpp as tasks_mbpp
 from . import product as tasks_product
+from . import repo as tasks_repo
 from .io import file_sha256, read_text
 from .known_defects import notes_for
 
 __all__ = ["KINDS", "PUBLIC_KINDS", "load_task_set", "file_sha256"]
 
 PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
-KINDS = (*PUBLIC_KINDS, "product", "chained")
+KINDS = (*PUBLIC_KINDS, "product", "chained", "repo")
 _DEFAULT_SPLIT = {"mbpp": "test", "mbpp-sanitized": "all"}
 
 
@@ -96,6 +98,10 @@ def _load(kind: str, path: Path, text: str, slice_name: str | None, split: str |
         if exposure not in (None, *tasks_product.EXPOSURES):
             raise ConfigError(f"exposure must be one of {', '.join(tasks_product.EXPOSURES)}", field="exposure")
         return tasks_product.load(path, text, slice_name or "product", exposure or "holdout")
+    if kind == "repo":
+        if exposure not in (None, *tasks_repo.EXPOSURES):
+            raise ConfigError(f"exposure must be one of {', '.join(tasks_repo.EXPOSURES)}", field="exposure")
+        return tasks_repo.load(path, text, slice_name or "repo", exposure or "public")
     if exposure not in (None, "public"):
         raise ConfigError(f"{kind!r} is a public benchmark: its exposure is always 'public', never {exposure!r}", field="exposure")
     slice_name = slice_name or kind

@@ -100,7 +100,7 @@ def test_a_version_1_file_is_migrated_in_place(tmp_path):
     s.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == SCHEMA_VERSION == 5
+    assert s.schema_version() == SCHEMA_VERSION == 6
     assert "evidence" in s.db.table_names() and "cpu_total_s" in s.db["executions"].columns_dict
     indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"outcomes_report", "candidates_report", "executions_report"} <= indexes
@@ -123,7 +123,7 @@ def test_rows_written_before_v4_still_verify_after_its_columns_are_added(tmp_pat
     s.append("executions", [exec_row("r1", i) for i in range(3)])   # hashed over the v3 columns
     s.close()
     s = Store(path)                                       # migrates: the v4 columns arrive, NULL
-    assert s.schema_version() == 5 and "evidence_json" in s.db["executions"].columns_dict
+    assert s.schema_version() == SCHEMA_VERSION and "evidence_json" in s.db["executions"].columns_dict
     assert verify_chain(s, "r1") == []
     s.append("executions", [{**exec_row("r1", 3), "classic_status": "passed", "evidence_json": "{}"}])
     assert verify_chain(s, "r1") == []
@@ -158,9 +158,27 @@ def test_a_version_4_file_gains_the_append_only_scans_chain(tmp_path):
     s.db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == 5 and "scans" in s.db.table_names()
+    assert s.schema_version() == SCHEMA_VERSION and "scans" in s.db.table_names()
     s.append("scans", [{"run_id": "r1", "task_id": "T/0", "candidate_index": 0, "findings": 1,
                         "findings_json": [{"rule_id": "B324"}]}])
     assert verify_chain(s, "r1") == []
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         s.db.execute("UPDATE scans SET findings = 0")
+
+
+def test_v6_adds_repository_rows_that_chain_and_stay_append_only(tmp_path):
+    import sqlite3
+    path = tmp_path / "v5.db"
+    s = Store(path)
+    s.db.execute("DROP TABLE repo_results")
+    s.db.execute("ALTER TABLE tasks DROP COLUMN repo_json")
+    s.db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    s.close()
+    s = Store(path)
+    assert s.schema_version() == 6 and "repo_json" in s.db["tasks"].columns_dict
+    s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
+    s.append("repo_results", [{"run_id": "r1", "task_id": "t", "candidate_index": i, "purpose": "grade",
+                               "applies": 1, "failure_class": None, "at": "now"} for i in range(2)])
+    assert verify_chain(s, "r1") == []
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        s.db.execute("UPDATE repo_results SET applies = 0")

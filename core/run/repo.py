@@ -1,0 +1,242 @@
+"""Grading repository tasks: every patch scanned, then applied, built and tested in a fresh sandbox.
+
+The reference patch of each task runs first (the self-check, and the public test ids a candidate
+must report); in a run whose candidates are the references, candidate 0 is that run. Rows go to
+executions and outcomes (so pass@k, slices and the gate read them as for functions) and to
+repo_results (what the patch touched, the build, every test id's outcome, rollback, tampering).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from passgate.core.candidates.diffscan import scan_patch
+from passgate.core.model import Task
+from passgate.core.progress import Progress
+from passgate.core.record.redact import redact
+from passgate.core.record.store import Store, utcnow
+from passgate.core.sandbox.packages import parse_packages
+from passgate.core.sandbox.repo_runner import RepoRunner, WorkerLost, repo_job
+
+from .dispatch import RunContext
+from .repo_verdict import PatchVerdict, judge_patch
+from .rows import outcome_row
+from .selfcheck import REFERENCE_INDEX, summarise
+
+# the runner's own imports, always present in a derived image that runs pytest
+RUNNER_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "py"}
+
+
+def is_repo_run(ctx: RunContext) -> bool:
+    return bool(ctx.tasks) and all(t.repo for t in ctx.tasks.values())
+
+
+def known_modules(task: Task, packages: tuple[str, ...]) -> set[str]:
+    """Top-level names the code may import: the repository's own, the allowlist's, the runner's."""
+    spec = json.loads(task.repo)
+    import base64, io, tarfile
+    names = set(RUNNER_MODULES) | {p.import_key for p in parse_packages(packages)}
+    roots = [""] + [p.rstrip("/") + "/" for p in spec["pythonpath"]]
+    with tarfile.open(fileobj=io.BytesIO(base64.b64decode(spec["snapshot_b64"]))) as tar:
+        for member in tar.getnames():
+            for root in roots:
+                if member.startswith(root):
+                    first = member[len(root):].split("/", 1)[0]
+                    names.add(first[:-3] if first.endswith(".py") else first)
+    return names | {p.split("/", 1)[0].removesuffix(".py") for p in spec["protected_tests"]}
+
+
+class RepoGrading:
+    """One run's repository grading; the engine's thread is the only writer."""
+
+    def __init__(self, store: Store, ctx: RunContext):
+        self.store, self.ctx = store, ctx
+        ex = ctx.manifest.execution
+        self.refuse = ex.test_edits == "refuse"
+        self.runner = RepoRunner(image=ex.image, runtime=ex.runtime, limits=ctx.limits,
+                                 seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz},
+                                 run_label=ctx.run_id)
+        # per task: the reference run's public ids, and its outcomes per public and per protected id
+        self.expected: dict[str, tuple[list[str], dict, dict]] = {}
+
+    def run(self) -> None:
+        try:
+            self._references()
+            self._candidates()
+            if self.ctx.manifest.candidates.source == "reference" and not self.ctx.cancel.is_set():
+                self._seal_references(self._recorded("grade"))
+        finally:
+            self.runner.close()
+
+    def _pool(self, jobs):
+        """(job, result) pairs from `workers` sandboxes at once, yielded in the engine's thread."""
+        with ThreadPoolExecutor(max_workers=max(1, self.ctx.manifest.execution.workers)) as pool:
+            futures = [(job, pool.submit(self._grade, *job)) for job in jobs]
+            for job, future in futures:
+                if self.ctx.cancel.is_set():
+                    future.cancel()
+                    continue
+                yield job, future.result()
+
+    def _grade(self, task: Task, index: int, patch: str) -> tuple[dict, dict, float]:
+        spec = json.loads(task.repo)
+        scan = scan_patch(patch, refuse_test_edits=self.refuse)
+        args = spec["public_tests"]
+        timeout = float(spec["timeout_s"])
+        limits = {**self.ctx.limits, "cpu_s": timeout, "wall_s": timeout * 2}
+        start = time.monotonic()
+        try:
+            result = self.runner.grade(repo_job(spec, scan.graded_patch, public_args=args, limits=limits),
+                                       timeout_s=timeout * 6 + 60)
+        except WorkerLost as exc:
+            result = {"lost": str(exc)[:500]}
+        return result, scan.as_dict(), time.monotonic() - start
+
+    # ---- references -----------------------------------------------------------------------
+    def _recorded(self, purpose: str) -> dict[tuple[str, int], dict]:
+        return {(r["task_id"], r["candidate_index"]): r for r in self.store.query(
+            "SELECT * FROM repo_results WHERE run_id = ? AND purpose = ?", [self.ctx.run_id, purpose])}
+
+    def _references(self) -> None:
+        """The reference patches first, unless they are the run's own candidates (sealed after them)."""
+        if self.ctx.manifest.candidates.source == "reference":
+            return
+        self._seal_references(self._grade_references())
+
+    def _grade_references(self) -> dict:
+        purpose, index = "selfcheck", REFERENCE_INDEX
+        done = self._recorded(purpose)
+        tasks = [t for t in self.ctx.tasks.values() if t.reference_solution]
+        todo = [(t, index, t.reference_solution) for t in tasks if (t.task_id, index) not in done]
+        self._progress("calibrate", 0, len(todo), f"reference patches: {len(todo)} to grade")
+        for n, ((task, idx, patch), (result, scan, wall)) in enumerate(self._pool(todo), 1):
+            self.expected[task.task_id] = _reference_outcomes(result)
+            row = self._record(task, idx, purpose, patch, result, scan, wall)
+            done[(task.task_id, idx)] = row
+            self._progress("calibrate", n, len(todo), f"{task.task_id}: {row['failure_class'] or 'passed'}")
+        for (task_id, _), row in done.items():
+            if task_id not in self.expected:
+                outcomes = json.loads(row["public_tests_json"] or "{}")
+                self.expected[task_id] = (sorted(outcomes), outcomes, json.loads(row["protected_tests_json"] or "{}"))
+        return done
+
+    def _seal_references(self, done: dict) -> None:
+        is_reference_run = self.ctx.manifest.candidates.source == "reference"
+        tasks = [t for t in self.ctx.tasks.values() if t.reference_solution]
+        rows = {t: {"status": "ok", "protected_status": "passed" if r["failure_class"] is None else "failed",
+                    "failure_class": r["failure_class"], "detail": r["detail"] or "", "public_status": r["public_status"]}
+                for (t, _), r in done.items()}
+        summary = {**summarise(tasks, rows), "reference_run": is_reference_run, "repository": True}
+        self.store.seal(self.ctx.run_id, "selfcheck", selfcheck_json=json.dumps(summary))
+        self.store.event(self.ctx.run_id, "selfcheck", f"{summary['passed']}/{summary['references']} reference "
+                                                       "patches pass their protected tests")
+
+    # ---- candidates -----------------------------------------------------------------------
+    def _candidates(self) -> None:
+        decided = {(r["task_id"], r["candidate_index"]) for r in self.store.query(
+            "SELECT task_id, candidate_index FROM outcomes WHERE run_id = ?", [self.ctx.run_id])}
+        todo, excluded = [], []
+        for c in self.store.rows("candidates", self.ctx.run_id):
+            key = (c["task_id"], c["candidate_index"])
+            if key in decided:
+                continue
+            if c["gen_status"] != "ok":
+                excluded.append(outcome_row(self.ctx.run_id, *key, "excluded", reason=c["excluded_reason"] or ""))
+            else:
+                todo.append((self.ctx.tasks[c["task_id"]], c["candidate_index"], c["processed_text"]))
+        self.store.append("outcomes", excluded)
+        self._progress("grade", 0, len(todo), f"{len(todo)} patches to grade")
+        counts: dict[str, int] = {}
+        for n, ((task, idx, patch), (result, scan, wall)) in enumerate(self._pool(todo), 1):
+            row = self._record(task, idx, "grade", patch, result, scan, wall)
+            outcome = "infra_error" if row["failure_class"] == "infra_error" else \
+                "passed" if row["failure_class"] is None else "failed"
+            counts[outcome] = counts.get(outcome, 0) + 1
+            self.store.append("outcomes", [{
+                "run_id": self.ctx.run_id, "task_id": task.task_id, "candidate_index": idx, "outcome": outcome,
+                "failure_class": row["failure_class"], "public_passed": {"passed": 1, "failed": 0}.get(row["public_status"]),
+                "protected_passed": int(outcome == "passed"), "attempts": 1, "executed_as": None, "cpu_s": None,
+                "wall_s": round(wall, 3), "reason": row["detail"], "decided_at": utcnow()}])
+            self._progress("grade", n, len(todo), f"{task.task_id}#{idx}: {row['failure_class'] or 'passed'}",
+                           counts=dict(counts), last={"task_id": task.task_id, "candidate_index": idx,
+                                                      "outcome": outcome, "failure_class": row["failure_class"]})
+
+    def _progress(self, phase, done, total, message, **extra) -> None:
+        self.ctx.progress(Progress(run_id=self.ctx.run_id, phase=phase, done=done, total=total, message=message,
+                                   **extra))
+
+    # ---- rows ------------------------------------------------------------------------------
+    def _verdict(self, task: Task, index: int, result: dict, scan: dict) -> PatchVerdict:
+        spec = json.loads(task.repo)
+        own = index == REFERENCE_INDEX or (index == 0 and self.ctx.manifest.candidates.source == "reference")
+        public, ref_public, ref_protected = _reference_outcomes(result) if own else \
+            self.expected.get(task.task_id, ([], {}, {}))
+        modules = known_modules(task, self.ctx.manifest.execution.packages)
+        return judge_patch(result, scan, expected_public=public, expected_protected=list(spec["protected_test_ids"]),
+                           known_modules=modules, reference_public=ref_public, reference_protected=ref_protected)
+
+    def _record(self, task: Task, index: int, purpose: str, patch: str, result: dict, scan: dict,
+                wall: float) -> dict:
+        if "lost" in result:
+            failure, detail, verdict = "infra_error", result["lost"], None
+        else:
+            verdict = self._verdict(task, index, result, scan)
+            failure, detail = verdict.failure_class, verdict.detail
+        tamper = (verdict.tamper if verdict else []) + [f"refused edit of {p}" for p in scan["refused"]]
+        if not self.refuse:
+            tamper += [f"edits {p}" for p in scan["test_files"] + scan["test_config"]]
+        pub = verdict.public if verdict else None
+        prot = verdict.protected if verdict else None
+        rollback = result.get("rollback") or {}
+        build = result.get("build") or {}
+        row = {"run_id": self.ctx.run_id, "task_id": task.task_id, "candidate_index": index, "attempt": 1,
+               "purpose": purpose, "applies": int(bool(result.get("applied"))),
+               "apply_error": result.get("apply_error") or scan["parse_error"] or None,
+               "files_changed": scan["files_changed"], "lines_added": scan["lines_added"],
+               "lines_removed": scan["lines_removed"], "reviewer_burden": scan["reviewer_burden"],
+               "test_files_touched": len(set(scan["test_files"]) | set(scan["test_config"])),
+               "dependency_files_changed": len(scan["dependency_files"]), "secrets_found": len(scan["secrets"]),
+               "refused_json": json.dumps(scan["refused"]), "scan_json": json.dumps(scan),
+               "build_status": build.get("status", "not_run"), "build_log_tail": redact(build.get("log_tail") or "")[-1500:],
+               "public_status": pub.status if pub else "not_run", "protected_status": prot.status if prot else "not_run",
+               "public_tests_json": json.dumps(pub.outcomes if pub else {}),
+               "protected_tests_json": json.dumps(prot.outcomes if prot else {}), "tamper_json": json.dumps(tamper),
+               "rollback_applies": _flag(rollback.get("applies")), "rollback_restores": _flag(rollback.get("restores")),
+               "tree_before": result.get("tree_before"), "tree_after": result.get("tree_after"),
+               "failure_class": failure, "detail": redact(detail or "")[:1000], "at": utcnow()}
+        self.store.append("repo_results", [row])
+        self.store.append("executions", [self._execution(task, index, purpose, patch, result, row, wall)])
+        return row
+
+    def _execution(self, task, index, purpose, patch, result, row, wall) -> dict:
+        import hashlib
+        suites = [result.get(s) or {} for s in ("public", "protected")]
+        return {"run_id": self.ctx.run_id, "task_id": task.task_id, "candidate_index": index, "attempt": 1,
+                "purpose": purpose, "program_sha256": hashlib.sha256(patch.encode()).hexdigest(),
+                "status": "infra_error" if row["failure_class"] == "infra_error" else "ok",
+                "public_status": row["public_status"], "public_class": None,
+                "protected_status": row["protected_status"], "protected_class": row["failure_class"]
+                if row["protected_status"] == "failed" else None, "failure_class": row["failure_class"],
+                "detail": row["detail"], "exc_type": None, "exit_reason": row["build_status"],
+                "cpu_s": sum(float(s.get("cpu_s") or 0) for s in suites), "cpu_total_s": None,
+                "wall_s": round(wall, 3), "peak_rss_kb": None, "out_bytes": None,
+                "stdout": redact((result.get("protected") or {}).get("log_tail") or "")[-4000:], "stderr": "",
+                "violations_json": "[]", "runtime": self.ctx.manifest.execution.runtime, "image_digest": "",
+                "node": "", "container_id": result.get("container_id", ""), "started_at": None,
+                "finished_at": utcnow()}
+
+
+def _reference_outcomes(result: dict) -> tuple[list[str], dict, dict]:
+    """What a reference run sets for its task: the public ids to expect, and per public and protected
+    id its outcome (a test the reference skipped, for want of something the sandbox lacks, may be
+    skipped by a candidate too)."""
+    def outcomes(suite: str) -> dict:
+        return {k: v["outcome"] for k, v in ((result.get(suite) or {}).get("tests") or {}).items()}
+    public = outcomes("public")
+    return sorted(public), public, outcomes("protected")
+
+
+def _flag(value) -> int | None:
+    return None if value is None else int(bool(value))
