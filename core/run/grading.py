@@ -133,8 +133,9 @@ class GradingSession:
     def _handle(self, job: Job, res) -> list[Job]:
         """Append the attempt; return the follow-up job, or write the outcome when decided."""
         key = (job.task_id, job.candidate_index)
-        confirmed = isinstance(res, EvalResult) and res.protected.failure_class == "timeout" and confirms_timeout(
-            res.host_cpu_s, res.protected.cpu_s, float(self.ctx.task_limits(job.task_id)["cpu_s"]))
+        # only a runner that confirms timeouts was asked for the public suite after one (_request_of)
+        confirmed = self.confirms and isinstance(res, EvalResult) and res.protected.failure_class == "timeout" \
+            and confirms_timeout(res.host_cpu_s, res.protected.cpu_s, float(self.ctx.task_limits(job.task_id)["cpu_s"]))
         row = execution_row(self.ctx.run_id, self.ctx.manifest.execution.runtime, job, res, timeout_confirmed=confirmed)
         self.store.append("executions", [row])
         self.attempts[key].append(row)
