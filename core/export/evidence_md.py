@@ -5,19 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .markdown_table import table as _table
+
 
 def _pct(x: Any) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def _cell(x: Any) -> str:
-    return str(x).replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return out + [""]
 
 
 def rate_cells(group: Mapping) -> list[str]:

@@ -9,6 +9,8 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping
 
+from .markdown_table import table as _table
+
 from .evidence_md import canaries_md, chained_md, security_md, tamper_md
 
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
@@ -31,14 +33,6 @@ def _ci(e: Mapping) -> str:
     return f"{_p(e.get('value'))} [{_p(e['ci_low'])}, {_p(e['ci_high'])}]"
 
 
-def _cell(x: Any) -> str:
-    return str(x).replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return out + [""]
 
 
 def _spread(d: Mapping) -> str:
@@ -49,7 +43,7 @@ def _spread(d: Mapping) -> str:
 
 def to_markdown(report: Mapping) -> str:
     """A release-ticket summary: headline with interval and denominator, then every section."""
-    run, scores, cfg = report["run"], report["scores"], report["config"]
+    run, scores = report["run"], report["scores"]
     head = scores["headline"]
     level = int(round(scores["interval"]["level"] * 100))
     den = head["denominator"]

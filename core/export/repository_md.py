@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .markdown_table import table as _shared_table
+
 LIMIT = 60
 
 
-def _cell(x: Any) -> str:
-    text = "—" if x is None or x == "" else str(x)
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return out + [""]
+    """A table whose empty cells read as a dash."""
+    return _shared_table(header, rows, blank="—")
 
 
 def _yes(value) -> str:

@@ -152,10 +152,15 @@ def image_config(layer_sha: str) -> bytes:
 
 def load_image(client, layer: Path, layer_sha: str, tag: str) -> str:
     """`docker load` a one-layer image; returns its id (sha256 of the config)."""
-    config = image_config(layer_sha)
+    return load_layers(client, image_config(layer_sha), [(f"{layer_sha}/layer.tar", layer)], tag)
+
+
+def load_layers(client, config: bytes, layers: list[tuple[str, Path]], tag: str) -> str:
+    """`docker load` an image from its config and its layer tars (archive name, file), in order;
+    returns its id. The archive's own entries carry fixed times, so the same inputs load the same id."""
     config_sha = hashlib.sha256(config).hexdigest()
     manifest = json.dumps([{"Config": f"{config_sha}.json", "RepoTags": [tag],
-                            "Layers": [f"{layer_sha}/layer.tar"]}]).encode()
+                            "Layers": [name for name, _path in layers]}]).encode()
     with tempfile.TemporaryFile() as archive:
         with tarfile.open(fileobj=archive, mode="w") as tar:
             for name, data in ((f"{config_sha}.json", config), ("manifest.json", manifest)):
@@ -163,7 +168,8 @@ def load_image(client, layer: Path, layer_sha: str, tag: str) -> str:
                 info.size = len(data)
                 info.mtime = FIXED_MTIME
                 tar.addfile(info, io.BytesIO(data))
-            tar.add(str(layer), arcname=f"{layer_sha}/layer.tar")
+            for name, path in layers:
+                tar.add(str(path), arcname=name)
         archive.seek(0)
         client.images.load(archive.read())
     return f"sha256:{config_sha}"

@@ -10,7 +10,6 @@ a manifest pins it like the base; nothing is fetched when a run starts.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError, SandboxUnavailable
-from .image import FIXED_MTIME, write_layer
+from .image import FIXED_MTIME, load_layers, write_layer
 
 SITE = "usr/local/lib/python3.11/dist-packages"
 _ENTRY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)\s+--hash=sha256:([0-9a-f]{64})$")
@@ -158,23 +157,10 @@ def build_allowlist_image(client, base_tag: str, entries, *, expected_base: str 
 
 
 def _load(client, base_dir: Path, base_layers: list[str], layer: Path, config: bytes, tag: str) -> str:
-    config_sha = hashlib.sha256(config).hexdigest()
+    """The base image's own layer tars, then the packages' layer, under the derived config."""
     layer_sha = json.loads(config)["rootfs"]["diff_ids"][-1].split(":", 1)[1]
-    layers = [*base_layers, f"{layer_sha}/layer.tar"]
-    manifest = json.dumps([{"Config": f"{config_sha}.json", "RepoTags": [tag], "Layers": layers}]).encode()
-    with tempfile.TemporaryFile() as archive:
-        with tarfile.open(fileobj=archive, mode="w") as tar:
-            for name, data in ((f"{config_sha}.json", config), ("manifest.json", manifest)):
-                info = tarfile.TarInfo(name)
-                info.size = len(data)
-                info.mtime = FIXED_MTIME
-                tar.addfile(info, io.BytesIO(data))
-            for rel in base_layers:
-                tar.add(str(base_dir / rel), arcname=rel)
-            tar.add(str(layer), arcname=f"{layer_sha}/layer.tar")
-        archive.seek(0)
-        client.images.load(archive.read())
-    return f"sha256:{config_sha}"
+    layers = [(rel, base_dir / rel) for rel in base_layers] + [(f"{layer_sha}/layer.tar", layer)]
+    return load_layers(client, config, layers, tag)
 
 
 def image_packages(client, tag: str) -> str:
