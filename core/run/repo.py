@@ -87,12 +87,27 @@ class RepoGrading:
         timeout = float(spec["timeout_s"])
         limits = {**self.ctx.limits, "cpu_s": timeout, "wall_s": timeout * 2}
         start = time.monotonic()
-        try:
-            result = self.runner.grade(repo_job(spec, scan.graded_patch, public_args=args, limits=limits),
-                                       timeout_s=timeout * 6 + 60)
-        except WorkerLost as exc:
-            result = {"lost": str(exc)[:500]}
+        grade = lambda patch_text: self.runner.grade(  # noqa: E731
+            repo_job(spec, patch_text, public_args=args, limits=limits), timeout_s=timeout * 6 + 60)
+        result = self._sealed(grade, scan.graded_patch, task.reference_solution)
         return result, scan.as_dict(), time.monotonic() - start
+
+    @staticmethod
+    def _sealed(grade, patch: str, reference: str) -> dict:
+        """The grader's reply; when the patch's sandbox is lost twice, the task's reference patch runs
+        in a fresh one: if it comes back, the loss is the patch's (`crash`, counted as sandbox_crash);
+        only when the reference is lost too is it the evaluator's (`lost`, infra_error)."""
+        reason = ""
+        for _ in range(2):
+            try:
+                return grade(patch)
+            except WorkerLost as exc:
+                reason = str(exc)[:500]
+        try:
+            grade(reference)
+        except WorkerLost as exc:
+            return {"lost": f"{reason}; the reference patch's sandbox was lost too: {str(exc)[:300]}"}
+        return {"crash": f"{reason} (twice; the reference patch ran in a fresh sandbox)"}
 
     # ---- references -----------------------------------------------------------------------
     def _recorded(self, purpose: str) -> dict[tuple[str, int], dict]:
@@ -181,6 +196,8 @@ class RepoGrading:
                 wall: float) -> dict:
         if "lost" in result:
             failure, detail, verdict = "infra_error", result["lost"], None
+        elif "crash" in result:
+            failure, detail, verdict = "sandbox_crash", result["crash"], None
         else:
             verdict = self._verdict(task, index, result, scan)
             failure, detail = verdict.failure_class, verdict.detail

@@ -68,3 +68,31 @@ def test_patch_order_apply_build_tamper_protected_secret():
     assert judge_patch(passing, secret, **kw).failure_class == "secret_introduced"
     hashes = {"expected": {"t.py": "h"}, "before": {"t.py": "h"}, "after": {"t.py": "other"}}
     assert judge_patch({**passing, "protected_hashes": hashes}, {}, **kw).failure_class == "tampering"
+
+
+def _grader(lost_for: set[str]):
+    """The sealing decision alone: a grade call that loses its sandbox for the named patches."""
+    from passgate.core.sandbox.runner import WorkerLost
+    calls = []
+
+    def grade(patch):
+        calls.append(patch)
+        if patch in lost_for:
+            raise WorkerLost(f"the worker closed its output ({patch})")
+        return {"tests": []}
+    return grade, calls
+
+
+def test_a_patch_that_takes_its_sandbox_down_while_the_reference_runs_is_counted():
+    from passgate.core.run.repo import RepoGrading
+    grade, calls = _grader({"bad"})
+    result = RepoGrading._sealed(grade, "bad", "ref")
+    assert "crash" in result and "lost" not in result and calls == ["bad", "bad", "ref"]
+
+
+def test_only_a_lost_reference_makes_the_loss_the_evaluators():
+    from passgate.core.run.repo import RepoGrading
+    grade, _calls = _grader({"bad", "ref"})
+    assert "lost" in RepoGrading._sealed(grade, "bad", "ref")
+    grade, calls = _grader(set())
+    assert RepoGrading._sealed(grade, "ok", "ref") == {"tests": []} and calls == ["ok"]
