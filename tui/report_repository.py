@@ -10,11 +10,17 @@ from rich.table import Table
 LIMIT = 40
 
 
+WORDS = {"task", "item", "value", "verdict", "candidate", "flags", "findings"}
+
+
 def _table(title: str, *columns: str) -> Table:
-    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
+    """Figures stay whole (a cut `455/4` would read as another number); words fold and take the squeeze."""
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
     for col in columns:
-        # figures stay whole; only the free text of the last column folds
-        table.add_column(col, overflow="fold", no_wrap=col not in ("value", "flags", "findings"))
+        if col in WORDS:
+            table.add_column(col, overflow="fold", ratio=1, min_width=10)
+        else:
+            table.add_column(col, no_wrap=True)
     return table
 
 
@@ -42,19 +48,17 @@ def repository_tables(report: Mapping) -> list:
                                                         "median_lines_added", "median_lines_removed",
                                                         "median_reviewer_burden", "rollback_restores")))
     patches = _table("Repository: per patch", "task", "#", "verdict", "+/-", "build", "public", "protected",
-                     "rollback", "flags")
+                     "rollback")
+    flagged = _table("Repository: what the patches touched", "task", "#", "flags")
     for e in repo["candidates"][:LIMIT]:
-        flags = [f"tests: {', '.join(e['test_files_touched'])}" + (" (refused)" if e["refused"] else "")] \
-            if e["test_files_touched"] else []
-        flags += [f"deps: {', '.join(e['dependency_files'])}"] if e["dependency_files"] else []
-        flags += [f"{len(e['secrets'])} secret(s)"] if e["secrets"] else []
-        flags += [] if e["applies"] else ["does not apply"]
         patches.add_row(e["task_id"], str(e["candidate_index"]), e["failure_class"] or "passed",
                         f"+{e['lines_added']}/-{e['lines_removed']}", e["build"],
                         f"{e['public']['passed']}/{e['public']['total']}",
-                        f"{e['protected']['passed']}/{e['protected']['total']}", _yes(e["rollback"]["restores"]),
-                        "; ".join(flags))
-    parts = [totals, tasks, patches]
+                        f"{e['protected']['passed']}/{e['protected']['total']}", _yes(e["rollback"]["restores"]))
+        flags = _flags(e)
+        if flags:
+            flagged.add_row(e["task_id"], str(e["candidate_index"]), "; ".join(flags))
+    parts = [totals, tasks, patches] + ([flagged] if flagged.row_count else [])
     if repo["tampering"]:
         tamper = _table("Repository: tampering", "task", "#", "candidate", "verdict", "findings")
         for e in repo["tampering"]:
@@ -62,3 +66,12 @@ def repository_tables(report: Mapping) -> list:
                            "; ".join(e["findings"]) or e["failure_class"])
         parts.append(tamper)
     return parts
+
+
+def _flags(e: Mapping) -> list[str]:
+    """Test, dependency and secret findings of one patch, and whether it applied."""
+    flags = [f"tests: {', '.join(e['test_files_touched'])}" + (" (refused)" if e["refused"] else "")] \
+        if e["test_files_touched"] else []
+    flags += [f"deps: {', '.join(e['dependency_files'])}"] if e["dependency_files"] else []
+    flags += [f"{len(e['secrets'])} secret(s)"] if e["secrets"] else []
+    return flags + ([] if e["applies"] else ["does not apply"])
