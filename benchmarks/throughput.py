@@ -112,10 +112,12 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, cro
         n, passed = con.execute("SELECT COUNT(*), SUM(protected_passed) FROM outcomes WHERE run_id=?",
                                 [run_id]).fetchone()
         executed = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=?", [run_id]).fetchone()[0]
+        graded = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=? AND purpose='grade'",
+                             [run_id]).fetchone()[0]
         phases = {purpose: _span(con, run_id, purpose) for purpose in ("grade", "timeout_recheck")}
         timeouts = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=? AND failure_class='timeout'",
                                [run_id]).fetchone()[0]
-    return {"elapsed": elapsed, "n": n, "passed": passed, "executed": executed, "phases": phases,
+    return {"elapsed": elapsed, "n": n, "passed": passed, "executed": executed, "graded": graded, "phases": phases,
             "timeouts": timeouts, "controller_cpu": controller_cpu}
 
 
@@ -170,7 +172,8 @@ def main() -> int:
               f"{rate:7.1f} samples/s = {rate / ref_rate:4.2f}x reference "
               f"({r['elapsed']:.1f} s incl. preflight probe, {r['executed']} programs executed, "
               f"{r['passed']} passed)")
-        print(f"    grading {r['phases']['grade']:.1f} s, timeout rechecks run alone "
+        grading_rate = r["graded"] / max(r["phases"]["grade"], 1e-9)
+        print(f"    grading {r['phases']['grade']:.1f} s ({grading_rate:.1f} programs/s), timeout rechecks run alone "
               f"{r['phases']['timeout_recheck']:.1f} s, {r['timeouts']} attempts timed out; controller CPU "
               f"{r['controller_cpu']:.1f} s ({1000 * r['controller_cpu'] / max(1, r['executed']):.1f} ms per program)")
     floor = fork_floor_ms("runsc")

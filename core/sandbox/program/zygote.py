@@ -190,16 +190,22 @@ def zygote_main(sock):
         ready = _Ready(sock, req["limits"])      # forked while the grader reports this one
 
 
+# a ctime this much older than the moment it is read cannot be shared by a later change, however
+# coarse the file system's clock (a jiffy, on some kernels' tmpfs)
+_SETTLED_NS = 50_000_000
+
+
 class _Places:
     """Where a candidate can leave files (its scratch, /tmp, /dev/shm) as they were after the last clean-up.
 
     A directory's ctime moves with every entry added, removed or renamed in it and with every change
     to its mode, owner or times, and no unprivileged call sets it back (utime moves it too), so an
-    unchanged ctime on all of them means there is nothing to list; a changed one means a full look."""
+    unchanged, settled ctime on all of them means there is nothing to list; a changed one, or one so
+    recent that a change in the same clock tick could share it, means a full look."""
 
     def __init__(self):
         self.baseline = set(_leftovers(set()))
-        self.stamps = self._stamps()
+        self.stamps, self.settled = self._stamps()
 
     @staticmethod
     def _stamps():
@@ -209,10 +215,13 @@ class _Places:
                 out.append(os.stat(d).st_ctime_ns)
             except OSError:
                 out.append(None)
-        return out
+        now = time.time_ns()
+        return out, None not in out and all(now - c > _SETTLED_NS for c in out)
 
     def unchanged(self):
-        return None not in self.stamps and self._stamps() == self.stamps
+        if not self.settled:
+            return False
+        return self._stamps()[0] == self.stamps
 
     def clean(self):
         """Remove what the candidate wrote; True when there was something."""
@@ -224,7 +233,7 @@ class _Places:
         extra = _leftovers(self.baseline)
         if dirty or extra:
             _as_uid(lambda: (_wipe(SCRATCH), _remove_paths(extra), _make_scratch()))
-        self.stamps = self._stamps()
+        self.stamps, self.settled = self._stamps()
         return dirty or bool(extra)
 
 
