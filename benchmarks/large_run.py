@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import argparse
 import resource
-import sqlite3
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import yaml
@@ -25,32 +22,14 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 
 def run(manifest_path: Path, runtime: str, program: str | None) -> dict:
-    from throughput import _own_cpu, _span, runner_with
-
-    from passgate.core.record.store import Store
-    from passgate.core.run.engine import start_run
+    from throughput import run_manifest
     manifest = yaml.safe_load(manifest_path.read_text())
+    imported = manifest["candidates"].get("import", {})
     for key in ("path", "prompt_map"):
-        if key in manifest["candidates"].get("import", {}):
-            manifest["candidates"]["import"][key] = str((manifest_path.parent / manifest["candidates"]["import"][key])
-                                                        .resolve())
+        if key in imported:
+            imported[key] = str((manifest_path.parent / imported[key]).resolve())
     manifest["execution"].update(runtime=runtime, dedupe_identical_programs=False)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "large.yaml"
-        path.write_text(yaml.safe_dump(manifest))
-        db = Path(tmp) / "large.db"
-        t, cpu = time.perf_counter(), _own_cpu()
-        factory = runner_with(program)
-        run_id = start_run(Store(db), path, **({"runner_factory": factory} if factory else {}))
-        elapsed, controller_cpu = time.perf_counter() - t, _own_cpu() - cpu
-        con = sqlite3.connect(db)
-        n, passed = con.execute("SELECT COUNT(*), SUM(protected_passed) FROM outcomes WHERE run_id=?",
-                                [run_id]).fetchone()
-        executed = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=?", [run_id]).fetchone()[0]
-        grading = _span(con, run_id, "grade")
-        rechecks = _span(con, run_id, "timeout_recheck")
-    return {"elapsed": elapsed, "n": n, "passed": passed, "executed": executed, "grading": grading,
-            "rechecks": rechecks, "controller_cpu": controller_cpu}
+    return run_manifest(manifest, program)
 
 
 def main() -> int:
@@ -68,8 +47,8 @@ def main() -> int:
     label = f"program of {args.program_ref}" if args.program_ref else "this program"
     print(f"{args.manifest.name}, {args.runtime}, every program executed, {label}: {r['n']} samples, "
           f"{r['executed']} executions, {r['passed']} passed")
-    print(f"    wall {r['elapsed']:.1f} s = {r['n'] / r['elapsed']:.1f} samples/s; grading {r['grading']:.1f} s, "
-          f"timeout rechecks {r['rechecks']:.1f} s; controller CPU {r['controller_cpu']:.1f} s "
+    print(f"    wall {r['elapsed']:.1f} s = {r['n'] / r['elapsed']:.1f} samples/s; grading {r['phases']['grade']:.1f} s, "
+          f"timeout rechecks {r['phases']['timeout_recheck']:.1f} s; controller CPU {r['controller_cpu']:.1f} s "
           f"({1000 * r['controller_cpu'] / max(1, r['executed']):.1f} ms per execution); "
           f"controller peak memory {peak:.0f} MiB")
     with open("/proc/loadavg") as fh:

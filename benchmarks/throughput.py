@@ -88,8 +88,6 @@ def runner_with(program: str | None):
 
 def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, crosscheck: str = "none",
                  program: str | None = None) -> dict:
-    from passgate.core.record.store import Store
-    from passgate.core.run.engine import start_run
     from passgate.core.sandbox.docker_runner import docker_client
     from passgate.core.tasks.sets import file_sha256
     manifest = yaml.safe_load((REPO / "examples" / "humaneval-gpt35.yaml").read_text())
@@ -100,6 +98,14 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, cro
               image_digest=docker_client().images.get(ex["image"]).id)
     ex["timeout"] = {"calibrate": False, "floor_s": 3.0}   # the reference's fixed 3 s, as CPU time
     ex["reruns"] = {"policy": "none", "count": 1}
+    return run_manifest(manifest, program)
+
+
+def run_manifest(manifest: dict, program: str | None = None) -> dict:
+    """One run of this manifest in a fresh store: wall time, the controller's CPU and what the
+    record says (outcomes, executions, the grading and re-check phases, timeouts)."""
+    from passgate.core.record.store import Store
+    from passgate.core.run.engine import start_run
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.yaml"
         path.write_text(yaml.safe_dump(manifest))
