@@ -24,6 +24,20 @@ def pytest_pyfunc_call(pyfuncitem):
     return True
 
 
+@pytest.fixture(autouse=True)
+def steady_cursor(monkeypatch):
+    """Inputs never blink in tests: a blink every 0.5 s makes a screenshot depend on how long the
+    machine took to get there (the cursor cell drawn or not)."""
+    from textual.widgets import Input
+    mounted = Input._on_mount
+
+    def on_mount(self, event):
+        mounted(self, event)
+        self.cursor_blink = False
+
+    monkeypatch.setattr(Input, "_on_mount", on_mount)
+
+
 @pytest.fixture
 def fixed_db(tmp_path, monkeypatch) -> Path:
     """The fixed record as `fixed.db` in a fresh working directory (paths on screen stay the same)."""

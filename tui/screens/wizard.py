@@ -16,6 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     ContentSwitcher,
@@ -98,9 +99,13 @@ def _policies() -> list[str]:
 
 class Page(VerticalScroll):
     """One wizard step; keyboard-only use: when it is shown, its first field takes the focus, or the
-    field the step named as what is left to do (`focus_target`)."""
+    field the step named as what is left to do (`focus_target`).
+
+    The focused field is kept in view whenever the page's layout changes (a note filled in after the
+    page was shown), once that layout is done: where it ends up never depends on which came first."""
 
     focus_target: str | None = None
+    _in_view: Widget | None = None
 
     def on_show(self) -> None:
         self.take_focus()
@@ -111,9 +116,24 @@ class Page(VerticalScroll):
         else:
             target = next((w for w in self.query("*") if w.focusable), None)
         if target is not None:
-            self.screen.set_focus(target)
-            # on a short terminal the field may sit below the fold: bring it into view once laid out
-            self.call_after_refresh(target.scroll_visible, animate=False)
+            self.screen.set_focus(target, scroll_visible=False)
+            self._in_view = target
+            self.call_after_refresh(self._bring_into_view)
+
+    def on_resize(self) -> None:
+        if self._in_view is not None:
+            self.call_after_refresh(self._bring_into_view)
+
+    def watch_virtual_size(self) -> None:
+        self.on_resize()
+
+    def on_descendant_blur(self) -> None:
+        self._in_view = None
+
+    def _bring_into_view(self) -> None:
+        target = self._in_view
+        if target is not None and target.region and self.display:
+            self.scroll_to_widget(target, animate=False, immediate=True)
 
 
 class WizardScreen(RecordScreen):
@@ -270,10 +290,10 @@ class WizardScreen(RecordScreen):
         self.implied_shown[b] = implied
         # the setting is decided by the inputs: what is left to do is the justification. The page
         # focuses it whenever it is shown, so no later focus call can move the keys elsewhere.
-        page.focus_target = f"#just-{b}"
-        page.take_focus()
         note.update(f"[yellow]Your task sets make this run {implied}[/yellow]: the gate reads it from the record "
                     "whatever is declared, so declare it and justify it (or go back and add a product holdout set).")
+        page.focus_target = f"#just-{b}"
+        page.take_focus()
 
     def action_next(self) -> None:
         if self.step == "review":
