@@ -61,10 +61,11 @@ def depth_of(tags) -> int | None:
 class Task:
     """One benchmark problem with its tests split into what the model saw and what it did not.
 
-    Test code runs in the trusted grader, never in the candidate's process. In it the names
-    `candidate` and `entry_point` are bound to a proxy that calls into the candidate process, and
-    `test_setup` has already run (HumanEval: the prompt's helper functions; MBPP: test imports).
-    A suite passes when its code runs to the end without raising.
+    Each suite is the code that runs after the candidate's program, in its namespace, as CPython runs
+    `program + test`: `classic_suffix` the protected (hidden) tests as the reference harness runs
+    them, `public_suffix` the examples the model saw. The grader splits each so that the expected
+    values and the decisions stay out of the candidate's process (grading protocol 3).
+    `public_tests`, `protected_tests` and `test_setup` keep the tests' parts as the set gives them.
     """
 
     task_id: str
@@ -78,6 +79,7 @@ class Task:
     reference_solution: str = ""   # a whole program that should pass its own tests ("" if none)
     completion_style: str = "body"  # "body": completion continues the prompt; "full": whole function
     classic_suffix: str = ""        # what the reference harness runs after the program, in one process
+    public_suffix: str = ""         # the public examples as code run after the program
     tags: tuple[str, ...] = ()
     exposure: str = "public"       # "public" benchmark (exposed) or "holdout"
     set_id: str = ""               # task set name, e.g. "humaneval"

@@ -78,7 +78,7 @@ def grade(task, program: str, *, cpu_s: float = 10.0, worker: LocalWorker | None
     """One program against one task (a model.Task or a TaskSpec) through a local worker; `suite`
     replaces the task's protected suite (and drops its public one)."""
     if suite is not None:
-        task = dataclasses.replace(task, protected_tests=suite, public_tests="")
+        task = with_suite(task, suite)
     spec = task if isinstance(task, TaskSpec) else TaskSpec.of(task)
     own = worker is None
     worker = worker or LocalWorker()
@@ -101,9 +101,14 @@ def shared_worker() -> LocalWorker:
     return _SHARED[0]
 
 
+def with_suite(task, suite: str):
+    """`task` with `suite` as its only tests: run after the program with `candidate` bound to the entry point."""
+    return dataclasses.replace(task, classic_suffix=f"\ncandidate = {task.entry_point}\n{suite}", public_suffix="")
+
+
 def run_suite(task, suite: str, program: str | None = None) -> SuiteResult:
     """One suite's code against `program` (the task's reference by default), as the grader runs it."""
-    spec = TaskSpec.of(dataclasses.replace(task, public_tests="", protected_tests=suite))
+    spec = TaskSpec.of(with_suite(task, suite))
     return grade(spec, task.reference_solution if program is None else program, worker=shared_worker()).protected
 
 

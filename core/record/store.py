@@ -21,7 +21,7 @@ import sqlite_utils
 
 from passgate.core.errors import RunNotFound, StoreError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans", "repo_results")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
@@ -206,8 +206,17 @@ def _v6_repository(db: sqlite_utils.Database) -> None:
 
 
 
+def _v7_split_tests(db: sqlite_utils.Database) -> None:
+    """v7 (grading protocol 3): per task its public examples as the code run after the program; per
+    execution how the protected suite's assertions were decided (outside the candidate's process, in
+    it, and who knew which had to run)."""
+    for table, column, kind in (("tasks", "public_suffix", "TEXT"), ("executions", "integrity_json", "TEXT")):
+        if column not in db[table].columns_dict:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
 MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity),
-              (5, _v5_scans_and_tamper), (6, _v6_repository)]
+              (5, _v5_scans_and_tamper), (6, _v6_repository), (7, _v7_split_tests)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

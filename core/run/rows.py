@@ -52,6 +52,7 @@ def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost, 
             "container_id": res.container_id[:12],
             "classic_status": res.classic.status if res.classic else None,
             "classic_class": res.classic.failure_class if res.classic else None,
+            "integrity_json": json.dumps(dict(res.protected.integrity)) if res.protected.integrity else None,
             "evidence_json": json.dumps(_evidence(res, disagreement, timeout_confirmed))}
 
 
@@ -113,7 +114,7 @@ def task_rows(tasks: list[Task]) -> list[dict]:
              "prompt": t.prompt, "entry_point": t.entry_point, "candidate_preamble": t.candidate_preamble,
              "test_setup": t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
              "reference_solution": t.reference_solution, "completion_style": t.completion_style,
-             "classic_suffix": t.classic_suffix, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None}
+             "classic_suffix": t.classic_suffix, "public_suffix": t.public_suffix, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None}
             for i, t in enumerate(tasks)]
 
 

@@ -32,26 +32,43 @@ from .runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerL
 LABEL = "passgate.managed"
 SANDBOX_DIR = Path(__file__).resolve().parent
 CANDIDATE_UID = 10001
-# the program's namespace gets a copy of the builtins taken now, before any candidate exists: a
-# candidate that patches `builtins` in its own process changes its own code, never the program's
-BOOT = ("import sys,json,builtins;c=json.loads(sys.stdin.buffer.readline());"
-        "s=sys.stdin.buffer.read(c['n']).decode();"
-        "g={'__name__':'passgate_worker','PASSGATE_CONFIG':c['config'],'__builtins__':dict(vars(builtins))};"
-        "exec(compile(s,'<passgate-worker>','exec'),g)")
+# The worker program arrives on stdin as {module: source}; a finder serves those modules as the
+# package `pgw`, so its parts import one another as they do here.
+BOOT = r"""
+import sys, json, importlib.abc, importlib.util
+c = json.loads(sys.stdin.buffer.readline())
+S = json.loads(sys.stdin.buffer.read(c["n"]))
+class Loader(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def _key(self, name):
+        return "__init__" if name == "pgw" else name[4:] if name.startswith("pgw.") else None
+    def find_spec(self, name, path, target=None):
+        if self._key(name) in S:
+            return importlib.util.spec_from_loader(name, self, is_package=name == "pgw")
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        key = self._key(module.__name__)
+        exec(compile(S[key], "<pgw/%s.py>" % key, "exec"), module.__dict__)
+sys.meta_path.insert(0, Loader())
+import pgw
+pgw.CONFIG = c["config"]
+import pgw.worker
+pgw.worker.main()
+"""
 log = logging.getLogger(__name__)
 
 _LIVE: set["DockerWorker"] = set()
 _LIVE_LOCK = threading.Lock()
 
 
-# the worker program, in the order its parts are joined into one source text
-PROGRAM_PARTS = ("codec.py", "common.py", "rpc.py", "candidate.py", "zygote.py", "channel.py", "grader.py", "probe.py",
-                 "worker.py")
+def worker_modules() -> dict[str, str]:
+    """The program sent into each container: every module of core/sandbox/program/, by name."""
+    return {path.stem: path.read_text() for path in sorted((SANDBOX_DIR / "program").glob("*.py"))}
 
 
 def worker_source() -> str:
-    """The program sent into each container."""
-    return "\n\n".join((SANDBOX_DIR / "program" / part).read_text() for part in PROGRAM_PARTS)
+    """The program as sent (its sha256 is recorded per run)."""
+    return json.dumps(worker_modules(), sort_keys=True)
 
 
 def worker_sha256() -> str:

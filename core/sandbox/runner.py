@@ -16,10 +16,8 @@ from typing import Any, Mapping
 
 from passgate.core.model import Task
 
-# The grading protocol the worker program speaks (program/codec.py PROTOCOL): recorded on every run,
-# since verdicts can change between versions. 1: plain data only; 2: the graph codec with copy-back,
-# handles to the test's objects, exceptions with their builtin bases, set order, digests of huge answers.
-GRADING_PROTOCOL = 2
+from .program.protocol import PROTOCOL as GRADING_PROTOCOL
+from .program.protocol import TAMPER_KINDS
 
 # Keys of `limits` (one dict per candidate; `limits_for` derives the wall backstop):
 #   cpu_s          CPU seconds each suite may use, measured on the candidate process
@@ -50,31 +48,27 @@ class WorkerLost(Exception):
 
 @dataclass(frozen=True)
 class TaskSpec:
-    """A task as a worker receives it, once per worker: the trusted test code it runs.
+    """A task as a worker receives it, once per worker: each suite as the code that runs after the
+    program, in its namespace (`protected`: the hidden tests, as the reference harness runs them;
+    `public`: the examples the model saw). The worker splits each into what the candidate's process
+    runs and what the grader keeps.
 
-    `key` is the sha256 prefix of the rest, so a worker loads each task once. `test_setup` runs in
-    the grader before each suite; the suites run there too, with `candidate` and the entry point
-    bound to proxies into the candidate process.
+    `key` is the sha256 prefix of the rest, so a worker loads each task once.
     """
 
     key: str
     task_id: str
-    entry_point: str
-    test_setup: str
-    public_tests: str
-    protected_tests: str
+    protected: str
+    public: str
 
     @classmethod
     def of(cls, task: Task) -> "TaskSpec":
-        body = {"task_id": task.task_id, "entry_point": task.entry_point, "test_setup": task.test_setup,
-                "public_tests": task.public_tests, "protected_tests": task.protected_tests}
+        body = {"task_id": task.task_id, "protected": task.classic_suffix, "public": task.public_suffix}
         key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
         return cls(key=key, **body)
 
     def wire(self) -> dict:
-        return {"key": self.key, "task_id": self.task_id, "entry_point": self.entry_point,
-                "test_setup": self.test_setup, "public_tests": self.public_tests,
-                "protected_tests": self.protected_tests}
+        return {"key": self.key, "task_id": self.task_id, "protected": self.protected, "public": self.public}
 
 
 @dataclass(frozen=True)
@@ -103,8 +97,13 @@ class SuiteResult:
     `status`: passed | failed | not_run. `failure_class`: a word of model.FAILURE_CLASSES, or None.
     `detail`: why, for people (for a failed assert: its line and what the candidate returned).
     `exc_type`: the exception that ended it. `cpu_s`: the candidate's CPU in this suite.
-    `line`, `source`: the failing line of the test code; `returned`: the candidate's last answer
-    before it, shortened.
+    `line`, `source`: the failing line of the test code; `returned`: the candidate's value there and
+    `expected` the value the test wanted, shortened. `integrity`: how its assertions were decided
+    (protocol 3): `outside` by the grader with the expected value never in the candidate's process,
+    `visible` by the grader with the expected value also in the process, `in_process` in the
+    candidate's process; `control` is "grader" when the grader knew every assertion that had to run,
+    "process" when the test's own control flow decided that. `process`: set when the suite ran on in
+    the process the protected suite left.
     """
 
     status: str
@@ -115,22 +114,23 @@ class SuiteResult:
     line: int | None = None
     source: str = ""
     returned: str = ""
+    expected: str = ""
+    integrity: Mapping[str, Any] = field(default_factory=dict)
+    process: str = ""
 
     @classmethod
     def from_wire(cls, d: Mapping[str, Any] | None) -> "SuiteResult":
         d = d or {"status": "not_run"}
+        integrity = d.get("integrity") if isinstance(d.get("integrity"), dict) else {}
         return cls(status=str(d.get("status") or "not_run"), failure_class=d.get("class"),
                    detail=str(d.get("detail") or ""), exc_type=d.get("exc_type"),
                    cpu_s=float(d.get("cpu_s") or 0.0), line=d.get("line"), source=str(d.get("source") or ""),
-                   returned=str(d.get("returned") or ""))
+                   returned=str(d.get("returned") or ""), expected=str(d.get("expected") or ""),
+                   integrity=integrity, process=str(d.get("process") or ""))
 
 
 NOT_RUN = SuiteResult("not_run")
 
-
-# tamper tripwires (core/sandbox/program/candidate.py, channel.py): the words of `EvalResult.tamper`
-TAMPER_KINDS = ("settrace", "setprofile", "getframe", "current_frames", "gc_objects", "code_replace", "ctypes",
-                "channel_write", "proc_mem", "other_process_files", "exit_in_test")
 
 
 @dataclass(frozen=True)

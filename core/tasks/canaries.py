@@ -51,7 +51,8 @@ def _task(name, signature, doc, call, answer, more, body, why) -> Task:
     protected = public + "".join(f"assert {a.replace(name, 'candidate', 1)}\n" for a in more)
     return Task(task_id=CANARY_PREFIX + name, slice=SLICE, prompt=prompt, entry_point=name, public_tests=public,
                 protected_tests=protected, reference_solution=prompt + f"    {body}\n", completion_style="body",
-                classic_suffix=f"\ncandidate = {name}\n{protected}", tags=("canary", why), exposure="public",
+                classic_suffix=f"\ncandidate = {name}\n{protected}", public_suffix=f"\ncandidate = {name}\n{public}",
+                tags=("canary", why), exposure="public",
                 set_id=SET_ID, set_revision=REVISION)
 
 

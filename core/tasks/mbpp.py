@@ -127,6 +127,7 @@ def _task(path, line, number: int, slice_name: str, *, text: str, code: str, set
         completion_style="full",
         # the MBPP harness: the solution, test_setup_code, then every assert of test_list, in one namespace
         classic_suffix="\n" + (setup.rstrip("\n") + "\n" if setup else "") + "\n".join(tests) + "\n",
+        public_suffix="\n" + (setup.rstrip("\n") + "\n" if setup else "") + tests[0] + "\n",
     ), notes
 
 

@@ -38,12 +38,13 @@ def load(path: Path, text: str, default_slice: str, default_exposure: str) -> tu
         if not protected.strip():
             raise ConfigError("must contain the grading tests", path=str(path), line=line, field="protected_tests")
         setup = optional(record, "test_setup", str, "", path, line)
+        public = optional(record, "public_tests", str, "", path, line)
         tasks.append(Task(
             task_id=task_id,
             slice=optional(record, "slice", str, default_slice, path, line),
             prompt=require(record, "prompt", str, path, line),
             entry_point=entry_point,
-            public_tests=optional(record, "public_tests", str, "", path, line),
+            public_tests=public,
             protected_tests=protected,
             test_setup=setup,
             candidate_preamble=optional(record, "candidate_preamble", str, "", path, line),
@@ -53,6 +54,7 @@ def load(path: Path, text: str, default_slice: str, default_exposure: str) -> tu
             exposure=_choice(record, "exposure", EXPOSURES, default_exposure, path, line),
             # one process: the program, the test setup, then the tests with `candidate` bound to the entry point
             classic_suffix=f"\n{setup}\ncandidate = {entry_point}\n{protected}",
+            public_suffix=f"\n{setup}\ncandidate = {entry_point}\n{public}" if public.strip() else "",
         ))
     for task in tasks:
         _check_compiles(task, path, seen[task.task_id])

@@ -1,9 +1,12 @@
 """The boundary self-probe: a program run exactly as a candidate runs, reporting what it can reach.
-
-Part of the sandbox worker program (see worker.py): the parts in core/sandbox/program/ are sent into
-the container as one source text, in the order docker_runner.PROGRAM_PARTS gives, and share one
-namespace there. Standard library only.
+Standard library only.
 """
+
+import json
+import os
+import sys
+
+from .channel import CandidateGone, Channel
 
 PROBE_PROGRAM = r'''
 import os, socket, json, sys, sysconfig
@@ -131,19 +134,17 @@ def probe():
 
 
 def run_probe(grader, limits):
-    task = {"entry_point": "probe", "code": {"test_setup": None, "public_tests": None,
-                                             "protected_tests": compile("__pg_result__ = candidate()", "<probe>", "exec")},
-            "names": {"probe"}, "task_id": "<probe>"}
-    grader.tasks["<probe>"] = task
-    grader.caches["<probe>"] = {}
     ch = Channel(grader.zsock, limits)
     try:
         ch.begin_suite()
-        if not ch.load(PROBE_PROGRAM):
+        if not ch.load({"program": PROBE_PROGRAM, "probe": True, "suite": None}):
             return {"error": "probe did not load: %s %s" % (ch.gone.reason, ch.gone.detail)}
-        report = json.loads(NameProxy(ch, "probe")())
+        msg = ch.recv()
+        report = json.loads(msg["report"]) if msg.get("k") == "probe" else {"error": "probe sent %r" % msg}
     except CandidateGone as gone:
         report = {"error": "probe ended: %s %s" % (gone.reason, gone.detail)}
+    except (ValueError, TypeError) as exc:
+        report = {"error": "probe report unreadable: %s" % exc}
     finally:
         info = ch.collect()
     report["probe_exit"] = info

@@ -1,18 +1,29 @@
 """passgate sandbox worker: PID 1 of a long-lived container, grading one candidate at a time.
 
-The last part of the program sent into the container over stdin (core/sandbox/program/); stdlib only.
-Three roles:
+Sent into the container over stdin as modules (core/sandbox/program/), imported by a small loader at
+boot; standard library only. Three roles:
 
-* grader (this process, PID 1, root with SETUID/SETGID/KILL only): holds the task's test code
-  and runs it. The names `candidate` / the entry point are proxies into the candidate process.
+* grader (this process, PID 1, root with SETUID/SETGID/KILL only): holds each task's tests, split
+  into the code the candidate's process runs and the plan the grader follows; decides every site.
 * zygote: forked at start-up, before any task data arrives, so its memory never holds tests or
   expected answers. It forks each candidate process and reports its exit status and rusage.
 * candidate: forked from the zygote, own session, rlimits, dropped to an unprivileged uid, empty
-  environment, fresh scratch directory; runs the program and answers calls over a pipe.
+  environment, fresh scratch directory; runs the program and then the test, and reports.
 
 Host protocol: one JSON object per line on stdin, one reply per line on stdout, each with the
 request's `id`. Ops: ping, task, eval, probe.
 """
+
+import gc
+import os
+import json
+import signal
+import sys
+
+from .candidate import SIGNALS_IGNORED
+from .frames import reap_children
+from .grader import Grader
+from .probe import run_probe
 
 
 def _say(out, obj):
@@ -62,10 +73,6 @@ def main():
             res = {"worker_error": "%s: %s" % (type(exc).__name__, exc),
                    "trace": traceback.format_exc()[-2000:]}
         res["id"] = rid
-        _reap_children()
+        reap_children()
         out.write(json.dumps(res) + "\n")
         out.flush()
-
-
-if __name__ == "passgate_worker":   # the name the container bootstrap gives the program
-    main()

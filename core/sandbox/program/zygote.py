@@ -1,10 +1,16 @@
 """The zygote: forked before any task data exists, it forks each candidate and, after it, kills
-every process of the candidate uid and cleans the scratch space.
-
-Part of the sandbox worker program (see worker.py): the parts in core/sandbox/program/ are sent into
-the container as one source text, in the order docker_runner.PROGRAM_PARTS gives, and share one
-namespace there. Standard library only.
+every process of the candidate uid and cleans the scratch space. Standard library only.
 """
+
+import gc
+import json
+import os
+import signal
+import socket
+import time
+
+from .candidate import INHERITED_FDS, SIGNALS_IGNORED, candidate_main
+from .frames import CAND_UID, LOCAL, SCRATCH, SHARED_DIRS, reap_children
 
 def _as_uid(fn):
     """Run fn() in a helper forked as the candidate uid (root here lacks DAC_OVERRIDE)."""
@@ -240,7 +246,7 @@ class _Places:
 def _clean_up(pid, places):
     """Kill every process the candidate left and remove what it wrote; True when there was something."""
     _kill_leftovers(pid)
-    _reap_children()
+    reap_children()
     if places.unchanged():
         return False
     return places.clean()
