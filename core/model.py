@@ -80,6 +80,8 @@ class Task:
     completion_style: str = "body"  # "body": completion continues the prompt; "full": whole function
     classic_suffix: str = ""        # what the reference harness runs after the program, in one process
     public_suffix: str = ""         # the public examples as code run after the program
+    protected_suffix: str = ""      # the protected suite as run after the program, when not classic_suffix
+    oracle: str = ""                # JSON: what the grader needs beside the suites (EvalPlus: inputs, reference)
     tags: tuple[str, ...] = ()
     exposure: str = "public"       # "public" benchmark (exposed) or "holdout"
     set_id: str = ""               # task set name, e.g. "humaneval"

@@ -210,7 +210,8 @@ def _v7_split_tests(db: sqlite_utils.Database) -> None:
     """v7 (grading protocol 3): per task its public examples as the code run after the program; per
     execution how the protected suite's assertions were decided (outside the candidate's process, in
     it, and who knew which had to run)."""
-    for table, column, kind in (("tasks", "public_suffix", "TEXT"), ("executions", "integrity_json", "TEXT")):
+    for table, column, kind in (("tasks", "public_suffix", "TEXT"), ("tasks", "protected_suffix", "TEXT"),
+                                ("tasks", "oracle_json", "TEXT"), ("executions", "integrity_json", "TEXT")):
         if column not in db[table].columns_dict:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 

@@ -185,6 +185,7 @@ def _context(store, run_id, manifest, progress, cancel) -> RunContext:
                        test_setup=r["test_setup"] or "", candidate_preamble=r["candidate_preamble"] or "",
                        reference_solution=r["reference_solution"] or "", completion_style=r["completion_style"],
                        classic_suffix=r.get("classic_suffix") or "", public_suffix=r.get("public_suffix") or "",
+                       protected_suffix=r.get("protected_suffix") or "", oracle=r.get("oracle_json") or "",
                        tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
                        set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "")
              for tid, r in task_rows.items()}

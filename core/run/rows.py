@@ -114,7 +114,8 @@ def task_rows(tasks: list[Task]) -> list[dict]:
              "prompt": t.prompt, "entry_point": t.entry_point, "candidate_preamble": t.candidate_preamble,
              "test_setup": t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
              "reference_solution": t.reference_solution, "completion_style": t.completion_style,
-             "classic_suffix": t.classic_suffix, "public_suffix": t.public_suffix, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None}
+             "classic_suffix": t.classic_suffix, "public_suffix": t.public_suffix,
+             "protected_suffix": t.protected_suffix or None, "oracle_json": t.oracle or None, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None}
             for i, t in enumerate(tasks)]
 
 

@@ -53,22 +53,27 @@ class TaskSpec:
     `public`: the examples the model saw). The worker splits each into what the candidate's process
     runs and what the grader keeps.
 
-    `key` is the sha256 prefix of the rest, so a worker loads each task once.
+    `oracle` (JSON) is what the grader needs beside them: for EvalPlus, the inputs, the canonical
+    solution it runs for the expected outputs and the comparison. `key` is the sha256 prefix of the
+    rest, so a worker loads each task once.
     """
 
     key: str
     task_id: str
     protected: str
     public: str
+    oracle: str = ""
 
     @classmethod
     def of(cls, task: Task) -> "TaskSpec":
-        body = {"task_id": task.task_id, "protected": task.classic_suffix, "public": task.public_suffix}
+        body = {"task_id": task.task_id, "protected": task.protected_suffix or task.classic_suffix,
+                "public": task.public_suffix, "oracle": task.oracle}
         key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
         return cls(key=key, **body)
 
     def wire(self) -> dict:
-        return {"key": self.key, "task_id": self.task_id, "protected": self.protected, "public": self.public}
+        return {"key": self.key, "task_id": self.task_id, "protected": self.protected, "public": self.public,
+                "oracle": self.oracle}
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ def load(path: Path, text: str, kind: str, slice_name: str) -> tuple[list[Task],
             groups[group] = encode_inputs(inputs)
         reference = prompt + canonical  # what EvalPlus runs for its ground truth (the contract left out)
         spec = {"task_id": task_id, "dataset": dataset, "entry_point": entry_point, "atol": float(atol)}
+        counts = {g: len(json.loads(text)) for g, text in groups.items()}
         tasks.append(Task(
             task_id=task_id,
             slice=slice_name,
@@ -67,6 +68,11 @@ def load(path: Path, text: str, kind: str, slice_name: str) -> tuple[list[Task],
             completion_style="body" if dataset == "humaneval" else "full",
             # EvalPlus's check in one process: the same differential suite, beside the solution
             classic_suffix=f"\ncandidate = {entry_point}\n" + suite_code(spec, reference, groups),
+            protected_suffix=split_suite(spec, groups, counts, "__pg_evalplus__"),
+            public_suffix=split_suite(spec, {"base": groups["base"]}, counts, "__pg_evalplus__"),
+            oracle=json.dumps({"kind": "evalplus", "spec": spec, "inputs": groups, "reference": reference,
+                               "runner": RUNNER, "expected_suite": split_suite(spec, groups, counts, "__pg_keep__")},
+                              sort_keys=True),
         ))
     return tasks, notes
 
@@ -82,6 +88,46 @@ def suite_code(spec: dict, reference: str, groups: dict[str, str]) -> str:
         + RUNNER
         + f"\n_pg_evalplus_run({tuple(groups)!r})\n"
     )
+
+
+# In the candidate's process (grading protocol 3): the inputs, and a static loop over them whose every
+# assertion the grader decides with EvalPlus's comparison (`__pg_evalplus__`), the expected outputs
+# being the grader's. The same loop with `__pg_keep__` gives the grader those outputs, run on the
+# canonical solution in a process of its own.
+_UNTAG = r'''
+def __pg_untag__(obj):
+    (tag, body), = obj.items()
+    if tag == "$t":
+        return tuple(body)
+    if tag == "$s":
+        return set(body)
+    if tag == "$f":
+        return frozenset(body)
+    if tag == "$d":
+        return {key: value for key, value in body}
+    if tag == "$c":
+        return complex(body[0], body[1])
+    raise ValueError("unknown input tag %r" % tag)
+'''
+
+
+def split_suite(spec: dict, groups: dict[str, str], counts: dict[str, int], decider: str) -> str:
+    """The suite as code run after the program; `decider` is the grader's name for each assertion."""
+    lines = [f"# passgate suite: EvalPlus differential test of {spec['task_id']} ({' + '.join(groups)} inputs)",
+             f"candidate = {spec['entry_point']}", "import copy as __pg_copy__", "import json as __pg_json__",
+             _UNTAG, "__pg_inputs__ = {"]
+    lines += [f"    {g!r}: __pg_json__.loads({text!r}, object_hook=__pg_untag__)," for g, text in groups.items()]
+    lines.append("}")
+    call = "candidate(*__pg_copy__.deepcopy(__pg_inputs__[%r][__pg_i__]))"
+    if decider == "__pg_keep__" and spec["dataset"] == "mbpp" and spec["entry_point"] in _NOT_NONE:
+        call = "(" + call + " is not None)"      # EvalPlus turns these answers into booleans first
+    for group in groups:
+        lines.append(f"for __pg_i__ in range({counts[group]}):")
+        lines.append(f"    assert {decider}({group!r}, __pg_i__, {call % group})")
+    return "\n".join(lines) + "\n"
+
+
+_NOT_NONE = {"check_str", "text_match_three", "text_starta_endb"}
 
 
 def encode_inputs(inputs: list) -> str:

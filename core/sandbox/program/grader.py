@@ -8,6 +8,7 @@ afterwards, for the cross-check. Standard library only.
 """
 
 import base64
+import json
 import marshal
 import os
 import socket
@@ -16,6 +17,7 @@ import time
 
 from .channel import CandidateGone, Channel
 from .facts import program_facts
+from .oracles import EvalPlusOracle
 from .shadow import SuiteFailed, Shadow
 from .split import split_test
 from .zygote import zygote_main
@@ -50,8 +52,11 @@ class Grader:
         for name, source in suites.items():
             if source.strip():
                 compile(source, "<test>", "exec")        # a task that does not compile is refused here
+        oracle = json.loads(req["oracle"]) if req.get("oracle") else None
         self.tasks[req["key"]] = {"task_id": req["task_id"], "suites": suites,
-                                  "lines": {n: s.splitlines() for n, s in suites.items()}}
+                                  "lines": {n: s.splitlines() for n, s in suites.items()},
+                                  "oracle": EvalPlusOracle(oracle) if oracle and oracle.get("kind") == "evalplus"
+                                  else None}
 
     # ---- splitting -------------------------------------------------------------------
     def split_for(self, key, name, program):
@@ -86,6 +91,11 @@ class Grader:
         t0 = time.monotonic()
         acc = _Accumulated()
         ch = None
+        oracle = task["oracle"]
+        if oracle is not None and oracle.expected is None and oracle.failure is None:
+            self._expected_outputs(oracle, req["limits"])
+        if oracle is not None and oracle.failure is not None:
+            acc.load_failure = {"status": "failed", "class": "infra_error", "detail": oracle.failure}
         for name in SUITES:
             verdict, ch = self._suite_in_turn(name, task, req, ch, acc)
             acc.suites[name] = verdict
@@ -124,14 +134,15 @@ class Grader:
                 acc.load_failure = _from_gone(ch.gone, ch, None)
                 acc.load_failure["cpu_s"] = round(ch.suite_cpu(), 4)
                 return dict(acc.load_failure), ch
-        verdict = self._follow(ch, split, task["lines"][name])
+        functions = task["oracle"].functions() if task["oracle"] is not None else None
+        verdict = self._follow(ch, split, task["lines"][name], functions)
         verdict["cpu_s"] = round(ch.suite_cpu(), 4)
         if getattr(ch, "reused", False):
             verdict["process"] = "after the protected suite"
         return verdict, ch
 
-    def _follow(self, ch, split, lines):
-        shadow = Shadow(split.split, ch.recv, ch.charged, lines)
+    def _follow(self, ch, split, lines, functions=None):
+        shadow = Shadow(split.split, ch.recv, ch.charged, lines, functions)
         try:
             integrity = shadow.run()
             ch.suite_passed = True
@@ -145,6 +156,25 @@ class Grader:
             out = _from_gone(gone, ch, lines)
         out["integrity"] = shadow.integrity()
         return out
+
+    def _expected_outputs(self, oracle, limits):
+        """An EvalPlus task's expected outputs: its canonical solution on every input, in a process of
+        its own (trusted code, so a generous budget), collected by the grader site by site."""
+        budget = {**limits, "cpu_s": max(float(limits["cpu_s"]), 600.0), "wall_s": max(float(limits["wall_s"]), 900.0)}
+        split = _Compiled(split_test(oracle.expected_suite), 0)
+        ch = Channel(self.zsock, budget)
+        ch.begin_suite()
+        oracle.collecting = {}
+        try:
+            if not ch.load({"program": oracle.reference, "suite": {"code": split.code_b64}}):
+                raise CandidateGone(ch.gone.reason, ch.gone.detail)
+            Shadow(split.split, ch.recv, ch.charged, [], oracle.functions()).run()
+            oracle.expected = {g: [v[i] for i in range(len(v))] for g, v in oracle.collecting.items()}
+        except (CandidateGone, SuiteFailed) as exc:
+            oracle.failure = "the canonical solution did not give the expected outputs: %s" % (
+                " ".join(str(a) for a in exc.args)[:300])
+        finally:
+            ch.collect()
 
     def _classic(self, program, limits, acc):
         """The reference harness's program (prompt + completion + test + check) run whole in one process."""

@@ -43,8 +43,9 @@ class Shadow:
     budget); `charged(fn)` runs fn under the candidate's remaining wall budget (deciding a value the
     candidate chose costs its time); `lines` are the test's source lines, for details."""
 
-    def __init__(self, split, reports, charged, lines):
+    def __init__(self, split, reports, charged, lines, functions=None):
         self.split, self.reports, self.charged, self.lines = split, reports, charged, lines
+        self.functions = {**GRADER_FUNCTIONS, **(functions or {})}
         self.events = collections.deque()
         self.counts = {"outside": 0, "visible": 0, "in_process": 0}
         self.floating = 0
@@ -52,7 +53,7 @@ class Shadow:
 
     # ---- the run --------------------------------------------------------------------
     def run(self):
-        env = {"__builtins__": builtins, "__name__": "__candidate__", **GRADER_FUNCTIONS}
+        env = {"__builtins__": builtins, "__name__": "__candidate__", **self.functions}
         try:
             self.steps(self.split.plan, env)
         except TestRaised as exc:
@@ -210,7 +211,7 @@ class Shadow:
         return value
 
     def holds(self, site, values, env, context):
-        scope = dict(env) if env is not None else {"__builtins__": builtins, **GRADER_FUNCTIONS}
+        scope = dict(env) if env is not None else {"__builtins__": builtins, **self.functions}
         for i, value in enumerate(values):
             scope[S.HOLE_NAME % i] = value
         code = site.code

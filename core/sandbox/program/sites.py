@@ -11,6 +11,7 @@ process, exactly as written, and reported as such.
 import ast
 
 HOLES = "__pg_h__"          # in the process: report a site's hole values
+TRUTH_HOLE = "__pg_b__"     # in the process: report only a hole's truth
 TRUTH = "__pg_t__"          # in the process: an assertion decided there held (returns the truth)
 COMPARE = "__pg_c__"        # in the process: a comparison of an assertion decided there, with the trust check
 HOLE_NAME = "__pg_h%d__"    # in the grader: the name a hole's value has in its skeleton
@@ -64,7 +65,7 @@ class Splitter:
         children = self._evaluable_children(node, bt)
         if children is not None:
             parts = [self.part(c, bt) for c in children]
-            if any(p.has_out() for p in parts) and self._order_allows(node, parts):
+            if any(p.has_out() for p in parts) and self._order_allows(node, parts, bt):
                 return Part("skel", node, parts)
         return Part("hole", node)
 
@@ -85,11 +86,15 @@ class Splitter:
         probe = ast.Call(func=func, args=[], keywords=[])
         return self.statics.static(probe, bt)
 
-    @staticmethod
-    def _order_allows(node, parts):
+    def _order_allows(self, node, parts, bt):
         """A chained comparison evaluates its third operand only when the first comparison held: the
-        process cannot know that, so holes may only sit in the first two operands."""
+        process cannot know that, so holes may only sit in the first two operands. `is` compares
+        identities, which a value decoded in the grader has only with None, True, False and classes."""
         if isinstance(node, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+                operands = [node.left] + list(node.comparators)
+                if not all(self.statics.identity_safe(o, bt) for o, p in zip(operands, parts) if p.kind == "out"):
+                    return False
             return all(p.kind == "out" for p in parts[2:])
         return True
 

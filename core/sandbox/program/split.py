@@ -91,6 +91,7 @@ class _Walker:
         self.drivers = _drivers(tree)
         self.driver_defs = {}           # name -> the FunctionDef in the process's code, body filled at the call
         self.loop_depth = 0
+        self.groups = _UnionFind()
         self.test_bound = _all_bound(tree)
         self.test_defs = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                              ast.ClassDef))}
@@ -101,6 +102,7 @@ class _Walker:
         for stmt in tree.body:
             names |= bound_names(stmt)
         self.module_bt = Binding("module", names)
+        self.module_bt.captured = frozenset(_captured(tree.body, self.drivers))
         return self.block(tree.body, self.module_bt, DRIVER)
 
     def block(self, stmts, bt, place):
@@ -156,11 +158,20 @@ class _Walker:
                 bt.bind(name, True, immutable=immutable, links=links, context=context)
                 if bt.kind == "module":
                     self.module_statics.add(name)
-            self.removable.append(_Removable(stmt, targets, self.scope_key(bt, targets[0])))
+            key = self.scope_key(bt, targets[0])
+            self.group(key, set(targets) | links)
+            self.removable.append(_Removable(stmt, targets, key))
             return [stmt], [("exec", _compile_stmt(stmt))]
         self.expose(stmt, bt)
         bt.forget(bound_names(stmt))
         return [stmt], []
+
+    def group(self, key, names):
+        """Static names whose values may share parts (one built from another, or changed with it): a
+        statement changing one is needed wherever any of them is."""
+        names = [(key, n) for n in names]
+        for a, b in zip(names, names[1:]):
+            self.groups.union(a, b)
 
     def scope_key(self, bt, name):
         """The key liveness uses for the scope `name` belongs to, seen from `bt`."""
@@ -176,7 +187,9 @@ class _Walker:
         if self.statics.static(call, bt):
             names = {n for n in self.statics.names_read(call) if bt.scope_of(n) is not None}
             if names:
-                self.removable.append(_Removable(stmt, names, self.scope_key(bt, sorted(names)[0])))
+                key = self.scope_key(bt, sorted(names)[0])
+                self.group(key, names)          # a call on static values may put one inside another
+                self.removable.append(_Removable(stmt, names, key))
             return [stmt], [("exec", _compile_stmt(stmt))]
         self.expose(stmt, bt)
         return [stmt], []
@@ -193,9 +206,8 @@ class _Walker:
         return self.binding_import(stmt, bt, pure)
 
     def binding_import(self, stmt, bt, pure):
-        names = bound_names(stmt)
-        for name in names:
-            bt.bind(name, pure, immutable=pure)
+        for name, path in _import_paths(stmt).items():
+            bt.bind(name, pure, immutable=pure, imported=path)
         return [stmt], ([("exec", _compile_stmt(stmt))] if pure else [])
 
     def _FunctionDef(self, stmt, bt):
@@ -321,6 +333,7 @@ class _Walker:
         call = stmt.value
         local, declared = scope_locals(original)
         fbt = Binding("function", local, parent=self.module_bt, key=id(new_def))
+        fbt.captured = frozenset(_captured(original.body, ()))
         if declared:
             self.module_bt.forget(declared)
         self.expose(stmt, bt)
@@ -399,7 +412,8 @@ class _Walker:
         site.skeleton = ast.fix_missing_locations(ast.copy_location(ast.Expression(body=skeleton), test))
         for hole in holes:
             self.expose(hole.node, bt)
-        return S.report_call(S.HOLES, site.id, [h.node for h in holes], test)
+        reporter = S.TRUTH_HOLE if site.modes == (S.TRUTH_ONLY,) else S.HOLES
+        return S.report_call(reporter, site.id, [h.node for h in holes], test)
 
     # ---- exposure --------------------------------------------------------------------
     def expose(self, node, bt):
@@ -411,7 +425,7 @@ class _Walker:
     # ---- the process's code: drop what nothing there reads ------------------------------
     def drop_unread(self, process, program_names, keep_all):
         if not keep_all and self.removable:
-            kept = _liveness(process, self.removable, program_names)
+            kept = _liveness(process, self.removable, program_names, self.groups)
             _remove_statements(process, {id(r.stmt) for r in self.removable if id(r.stmt) not in kept})
         self.process_binds = _binds_by_scope(process)
 
@@ -462,6 +476,30 @@ def _all_bound(tree):
             out.add(node.arg)
         if isinstance(node, ast.comprehension):
             out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    return out
+
+
+def _import_paths(stmt):
+    """{name bound: what it stands for} of an import ("np" -> "numpy", "Fraction" -> "fractions.Fraction")."""
+    out = {}
+    for alias in stmt.names:
+        if isinstance(stmt, ast.Import):
+            name = alias.asname or alias.name.split(".")[0]
+            out[name] = alias.name if alias.asname else alias.name.split(".")[0]
+        else:
+            out[alias.asname or alias.name] = "%s.%s" % (stmt.module, alias.name)
+    return out
+
+
+def _captured(body, drivers):
+    """Names the nested functions, lambdas and classes of a scope use (drivers aside): such a function
+    may run whenever the candidate calls it, and change them."""
+    out = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) \
+                    and getattr(node, "name", None) not in drivers:
+                out |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
     return out
 
 
@@ -599,22 +637,41 @@ def _compile_target(target):
 
 
 # ---- liveness: which static statements the process still needs -----------------------------
-def _liveness(process, removable, program_names):
-    """ids of removable statements whose names the process's own code (or the program) reads."""
+def _liveness(process, removable, program_names, groups):
+    """ids of removable statements whose names (or names sharing parts with them) the process's own
+    code, or the program, reads."""
     by_stmt = {id(r.stmt): r for r in removable}
     reads, stmt_reads = _reads_by_scope(process, by_stmt)
-    needed = set(reads)
-    needed |= {("module", n) for n in program_names}
+    needed = {groups.find(k) for k in reads}
+    needed |= {groups.find(("module", n)) for n in program_names}
     kept = set()
     changed = True
     while changed:
         changed = False
         for r in removable:
-            if id(r.stmt) not in kept and any((r.key, n) in needed for n in r.names):
+            if id(r.stmt) not in kept and any(groups.find((r.key, n)) in needed for n in r.names):
                 kept.add(id(r.stmt))
-                needed |= stmt_reads.get(id(r.stmt), set())
+                needed |= {groups.find(k) for k in stmt_reads.get(id(r.stmt), set())}
                 changed = True
     return kept
+
+
+class _UnionFind:
+    def __init__(self):
+        self.parent = {}
+
+    def find(self, x):
+        root = x
+        while self.parent.get(root, root) != root:
+            root = self.parent[root]
+        while x != root:
+            self.parent[x], x = root, self.parent.get(x, x)
+        return root
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[ra] = rb
 
 
 def _reads_by_scope(process, by_stmt):

@@ -157,7 +157,7 @@ def _encode_other(v, t, key, seen):
         return ["DQ", v.maxlen, _len(items)], items
     if t is _ELLIPSIS:
         return ["E"], None
-    if t is _type:
+    if t is _type or _issubclass(t, _type):
         name = _TYPE_NAMES.get(v)
         return (["Y", name] if name is not None else ["O", "type " + _qualname(v)]), None
     if _issubclass(t, _tuple) and is_namedtuple_type(t):
