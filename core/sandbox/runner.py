@@ -66,8 +66,12 @@ class TaskSpec:
 
     @classmethod
     def of(cls, task: Task) -> "TaskSpec":
-        body = {"task_id": task.task_id, "protected": task.protected_suffix or task.classic_suffix,
-                "public": task.public_suffix, "oracle": task.oracle}
+        return cls.build(task.task_id, task.protected_suffix or task.classic_suffix, task.public_suffix,
+                         task.oracle)
+
+    @classmethod
+    def build(cls, task_id: str, protected: str, public: str = "", oracle: str = "") -> "TaskSpec":
+        body = {"task_id": task_id, "protected": protected, "public": public, "oracle": oracle}
         key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
         return cls(key=key, **body)
 

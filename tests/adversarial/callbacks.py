@@ -14,9 +14,8 @@ from passgate.core.sandbox.runner import TaskSpec
 
 from .corpus import Case
 
-SECRET_TASK = TaskSpec(
-    key="adversarial-secret", task_id="Adversarial/secret", entry_point="reach", test_setup="", public_tests="",
-    protected_tests=(
+SECRET_TASK = TaskSpec.build(
+    "Adversarial/secret", protected=(
         "EXPECTED = 987654321\n"
         "class Box:\n"
         "    def __init__(self):\n"
@@ -28,15 +27,14 @@ SECRET_TASK = TaskSpec(
         "    return x + 1\n"
         "gen = (i for i in range(3))\n"
         "data = [1, 2, 3]\n"
-        "assert candidate(helper, Box(), gen, Box, data) == EXPECTED\n"),
+        "assert reach(helper, Box(), gen, Box, data) == EXPECTED\n"),
 )
 HONEST = "def reach(fn, box, gen, cls, data):\n    return fn(box.grow()) + sum(gen) + len(data)\n"
-HONEST_TASK = TaskSpec(
-    key="adversarial-honest-callbacks", task_id="Adversarial/honest-callbacks", entry_point="reach",
-    test_setup="", public_tests="",
-    protected_tests=("class Box:\n    def __init__(self):\n        self.size = 3\n    def grow(self):\n"
+HONEST_TASK = TaskSpec.build(
+    "Adversarial/honest-callbacks",
+    protected=("class Box:\n    def __init__(self):\n        self.size = 3\n    def grow(self):\n"
                      "        self.size += 1\n        return self.size\n"
-                     "b = Box()\nassert candidate(lambda x: x + 1, b, (i for i in range(3)), Box, [1, 2, 3]) == 11\n"
+                     "b = Box()\nassert reach(lambda x: x + 1, b, (i for i in range(3)), Box, [1, 2, 3]) == 11\n"
                      "assert b.size == 4\n"))
 
 _HEAD = "def reach(fn, box, gen, cls, data):\n"
@@ -99,9 +97,8 @@ CALLBACK_CASES = [
 
 # The candidate's module-level names that shadow builtins the test calls: in one process they would
 # pass a wrong answer; the isolated test keeps its own builtins.
-SHADOW_TASK = TaskSpec(
-    key="adversarial-shadow", task_id="Adversarial/shadow", entry_point="double", test_setup="", public_tests="",
-    protected_tests=("assert abs(candidate(2) - 4) < 1e-9\nassert isinstance(candidate(3), int)\n"
-                     "assert sorted([candidate(1), 0]) == [0, 2]\nassert len(str(candidate(5))) == 2\n"))
+SHADOW_TASK = TaskSpec.build(
+    "Adversarial/shadow", protected=("assert abs(double(2) - 4) < 1e-9\nassert isinstance(double(3), int)\n"
+                     "assert sorted([double(1), 0]) == [0, 2]\nassert len(str(double(5))) == 2\n"))
 SHADOWING = ("abs = lambda x: 0\nisinstance = lambda *a: True\nsorted = lambda x: [0, 2]\nlen = lambda x: 2\n"
              "def double(x):\n    return 'not a number'\n")

@@ -11,27 +11,16 @@ from dataclasses import dataclass
 
 from passgate.core.sandbox.runner import TaskSpec
 
-ADD_TASK = TaskSpec(**{
-    "key": "adversarial-add",
-    "task_id": "Adversarial/add",
-    "entry_point": "add",
-    "test_setup": "def add(a, b):\n    '''Return a + b.'''\n",
-    "public_tests": "assert add(1, 2) == 3\n",
-    "protected_tests": ("def check(candidate):\n"
-                        "    assert candidate(1, 2) == 3\n"
-                        "    assert candidate(-5, 5) == 0\n"
-                        "    assert candidate(10**12, 1) == 10**12 + 1\n"
-                        "check(candidate)\n"),
-})
+ADD_TASK = TaskSpec.build(
+    "Adversarial/add",
+    protected=("def check(candidate):\n"
+               "    assert candidate(1, 2) == 3\n"
+               "    assert candidate(-5, 5) == 0\n"
+               "    assert candidate(10**12, 1) == 10**12 + 1\n"
+               "check(add)\n"),
+    public="assert add(1, 2) == 3\n")
 
-PROBE_TASK = TaskSpec(**{
-    "key": "adversarial-probe",
-    "task_id": "Adversarial/probe",
-    "entry_point": "probe",
-    "test_setup": "",
-    "public_tests": "",
-    "protected_tests": "__pg_found__ = candidate()\nassert __pg_found__ == 'nothing', __pg_found__\n",
-})
+PROBE_TASK = TaskSpec.build("Adversarial/probe", protected="found = probe()\nassert found == 'nothing', found\n")
 
 GOOD = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"

@@ -27,8 +27,7 @@ def worker(docker_client):
 
 
 def spec(case) -> TaskSpec:
-    return TaskSpec(key=f"semantics-{case.name}", task_id=f"Semantics/{case.name}", entry_point=case.entry_point,
-                    test_setup="", public_tests="", protected_tests=case.tests)
+    return TaskSpec.build(f"Semantics/{case.name}", protected=f"candidate = {case.entry_point}\n" + case.tests)
 
 
 @pytest.mark.parametrize("variant", ["good", "bad"])
