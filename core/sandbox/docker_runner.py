@@ -301,7 +301,7 @@ class DockerWorker(Worker):
     def evaluate(self, request: EvalRequest) -> EvalResult:
         task = request.task
         if task.key not in self._tasks:
-            self._request({"op": "task", **task.wire()}, timeout=60)
+            self._request({"op": "task", **task.wire()}, timeout=task.load_timeout_s)
             self._tasks.add(task.key)
         before = cgroups.cpu_seconds(self._cpu_file())
         marks = []          # the host's count when the worker said the protected suite ended

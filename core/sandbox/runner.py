@@ -46,6 +46,9 @@ class WorkerLost(Exception):
         self.exit_code = exit_code
 
 
+REFERENCE_BUDGET_S = 600.0     # the worker's budget for an oracle's reference outputs (program/grader.py)
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """A task as a worker receives it, once per worker: each suite as the code that runs after the
@@ -74,6 +77,11 @@ class TaskSpec:
         body = {"task_id": task_id, "protected": protected, "public": public, "oracle": oracle}
         key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
         return cls(key=key, **body)
+
+    @property
+    def load_timeout_s(self) -> float:
+        """How long a worker may take to load the task: an oracle's reference outputs are computed then."""
+        return 60.0 + (REFERENCE_BUDGET_S + 60.0 if self.oracle else 0.0)
 
     def wire(self) -> dict:
         return {"key": self.key, "task_id": self.task_id, "protected": self.protected, "public": self.public,

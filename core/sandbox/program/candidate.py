@@ -144,10 +144,10 @@ def _load(program, violations):
             _flush()
             send_frame(4, {"k": "load", "ok": False, "error": {
                 "type": type(exc).__name__, "msg": _text_of(exc)[:300] + where, "class": _load_class(exc),
-                "line": line}, "w": list(violations), "t": list(TAMPER)})
+                "line": line}, "w": list(violations), "tw": list(TAMPER)})
         finally:
             os._exit(0)
-    send_frame(4, {"k": "load", "ok": True, "w": list(violations), "t": list(TAMPER)})
+    send_frame(4, {"k": "load", "ok": True, "w": list(violations), "tw": list(TAMPER)})
     return namespace
 
 
@@ -175,7 +175,7 @@ def _run_suite(namespace, suite, violations):
     else:
         _flush()
         frame = {"k": "end"}
-    frame.update(w=list(violations), t=list(TAMPER), threads=_active_count())
+    frame.update(w=list(violations), tw=list(TAMPER), threads=_active_count())
     reporter.finish(frame)
 
 

@@ -236,7 +236,7 @@ class Channel:
         v = msg.get("w")
         if type(v) is list:
             self.violations = [str(x)[:200] for x in v[:50]]
-        t = msg.get("t") if msg.get("k") in ("end", "exc", "load") else None
+        t = msg.get("tw")
         if type(t) is list:   # the candidate sends all it saw so far; merged, so the grader's own entries stay
             self.tamper += [e for e in (str(x)[:200] for x in t[:50]) if e not in self.tamper][:50 - len(self.tamper)]
 

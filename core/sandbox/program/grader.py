@@ -22,8 +22,11 @@ from .shadow import SuiteFailed, Shadow
 from .split import split_test
 from .zygote import zygote_main
 
+from .frames import CAND_UID
 from .protocol import PROTOCOL
+
 SUITES = ("protected", "public")
+REFERENCE_BUDGET_S = 600        # an EvalPlus task's canonical solution on all its inputs (trusted code)
 
 
 class Grader:
@@ -53,10 +56,11 @@ class Grader:
             if source.strip():
                 compile(source, "<test>", "exec")        # a task that does not compile is refused here
         oracle = json.loads(req["oracle"]) if req.get("oracle") else None
+        oracle = EvalPlusOracle(oracle) if oracle and oracle.get("kind") == "evalplus" else None
+        if oracle is not None:
+            oracle.compute(REFERENCE_BUDGET_S, CAND_UID)
         self.tasks[req["key"]] = {"task_id": req["task_id"], "suites": suites,
-                                  "lines": {n: s.splitlines() for n, s in suites.items()},
-                                  "oracle": EvalPlusOracle(oracle) if oracle and oracle.get("kind") == "evalplus"
-                                  else None}
+                                  "lines": {n: s.splitlines() for n, s in suites.items()}, "oracle": oracle}
 
     # ---- splitting -------------------------------------------------------------------
     def split_for(self, key, name, program):
@@ -92,8 +96,6 @@ class Grader:
         acc = _Accumulated()
         ch = None
         oracle = task["oracle"]
-        if oracle is not None and oracle.expected is None and oracle.failure is None:
-            self._expected_outputs(oracle, req["limits"])
         if oracle is not None and oracle.failure is not None:
             acc.load_failure = {"status": "failed", "class": "infra_error", "detail": oracle.failure}
         for name in SUITES:
@@ -156,25 +158,6 @@ class Grader:
             out = _from_gone(gone, ch, lines)
         out["integrity"] = shadow.integrity()
         return out
-
-    def _expected_outputs(self, oracle, limits):
-        """An EvalPlus task's expected outputs: its canonical solution on every input, in a process of
-        its own (trusted code, so a generous budget), collected by the grader site by site."""
-        budget = {**limits, "cpu_s": max(float(limits["cpu_s"]), 600.0), "wall_s": max(float(limits["wall_s"]), 900.0)}
-        split = _Compiled(split_test(oracle.expected_suite), 0)
-        ch = Channel(self.zsock, budget)
-        ch.begin_suite()
-        oracle.collecting = {}
-        try:
-            if not ch.load({"program": oracle.reference, "suite": {"code": split.code_b64}}):
-                raise CandidateGone(ch.gone.reason, ch.gone.detail)
-            Shadow(split.split, ch.recv, ch.charged, [], oracle.functions()).run()
-            oracle.expected = {g: [v[i] for i in range(len(v))] for g, v in oracle.collecting.items()}
-        except (CandidateGone, SuiteFailed) as exc:
-            oracle.failure = "the canonical solution did not give the expected outputs: %s" % (
-                " ".join(str(a) for a in exc.args)[:300])
-        finally:
-            ch.collect()
 
     def _classic(self, program, limits, acc):
         """The reference harness's program (prompt + completion + test + check) run whole in one process."""

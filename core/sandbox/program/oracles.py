@@ -1,7 +1,12 @@
 """Comparisons the grader applies on the test's behalf, by name, in a split test's skeletons.
 Standard library only."""
 
+import os
+import pickle
 import re
+import resource
+import select
+import time
 
 
 def doctest_match(want, got):
@@ -46,8 +51,94 @@ class EvalPlusOracle:
         self.collecting.setdefault(group, {})[index] = value
         return True
 
+    def compute(self, budget_s, uid=None):
+        """The expected outputs, as EvalPlus computes them: the canonical solution (trusted dataset
+        code) on every input, in a child of the grader, before any candidate of the task runs. A
+        reference that fails or outlasts `budget_s` leaves `failure` set (the task's evaluator cannot
+        judge it: each candidate is recorded as the evaluator's failure, never as the candidate's)."""
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            _reference_child(self, w, budget_s, uid)
+        os.close(w)
+        data, error = _read_all(r, time.monotonic() + budget_s + 5)
+        os.close(r)
+        _end_child(pid)
+        if error is None:
+            try:
+                self.expected = pickle.loads(data)
+            except Exception as exc:
+                error = "its outputs could not be read back (%s)" % type(exc).__name__
+        if error is not None or type(self.expected) is not dict:
+            self.expected = None
+            self.failure = "the canonical solution did not give the expected outputs: %s" % (error or "no answer")
+
     def decide(self, group, index, value):
         return self.matches(self.inputs[group][index], value, self.expected[group][index])
 
     def functions(self):
         return {"__pg_evalplus__": self.decide, "__pg_keep__": self.keep}
+
+
+def _reference_child(oracle, fd, budget_s, uid):
+    """Body of the child computing the reference outputs: never returns."""
+    code = 1
+    try:
+        cpu = int(budget_s) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        if uid is not None:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+        oracle.collecting = {}
+        namespace = {"__name__": "__reference__"}
+        exec(compile(oracle.reference, "<reference>", "exec"), namespace)
+        namespace.update(oracle.functions())
+        exec(compile(oracle.expected_suite, "<reference test>", "exec"), namespace)
+        expected = {g: [v[i] for i in range(len(v))] for g, v in oracle.collecting.items()}
+        data = pickle.dumps(expected, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        code = 0
+    except BaseException as exc:
+        try:
+            os.write(fd, b"!" + ("%s: %s" % (type(exc).__name__, exc)).encode("utf-8", "replace")[:300])
+        except BaseException:
+            pass
+    finally:
+        os._exit(code)
+
+
+def _read_all(fd, deadline):
+    """(pickled bytes, None) or (None, why)."""
+    chunks = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None, "no answer within its time budget"
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    data = b"".join(chunks)
+    if not data:
+        return None, "it ended without an answer"
+    if data[:1] == b"!":
+        return None, data[1:].decode("utf-8", "replace")
+    return data, None
+
+
+def _end_child(pid):
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except OSError:
+        pass

@@ -18,6 +18,7 @@ import threading
 from builtins import (BaseException as _BaseException, bool as _bool, frozenset as _frozenset,
                       getattr as _getattr, id as _id, len as _len, list as _list, str as _str, type as _type)
 
+from .audit import TAMPER
 from .frames import FrameTooLarge, frame_bytes, write_all
 from .values import TooLarge, digest, encode
 
@@ -43,10 +44,11 @@ class Reporter:
         self.lock = threading.Lock()
         self.held_sites = []                        # in-process sites that held, sent with the next frame
         self.test_codes = _code_ids(test_code)      # the test's own functions decide comparisons they define
+        self.tamper_sent = _len(TAMPER)
 
     # ---- the names the split test calls ----------------------------------------------
     def holes(self, site, *values):
-        frame = {"k": "h", "i": site, "v": [self._tape(v) for v in values]}
+        frame = self._with_tamper({"k": "h", "i": site, "v": [self._tape(v) for v in values]})
         context = self._decimal_context(values)
         if context is not None:
             frame["ctx"] = context
@@ -76,7 +78,15 @@ class Reporter:
 
     # ---- frames ------------------------------------------------------------------------
     def send(self, frame):
-        self.send_bytes(frame_bytes(frame) if frame is not None else b"")
+        self.send_bytes(frame_bytes(self._with_tamper(frame)) if frame is not None else b"")
+
+    def _with_tamper(self, frame):
+        """Tripwires seen since the last report ride along: a failing site may be the last report the
+        grader reads before it ends the candidate."""
+        if _len(TAMPER) > self.tamper_sent:
+            frame["tw"] = _list(TAMPER)
+            self.tamper_sent = _len(TAMPER)
+        return frame
 
     def send_bytes(self, data):
         """Write a frame (after any held sites), whole, from this process only: a child the candidate
