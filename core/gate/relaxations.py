@@ -217,7 +217,9 @@ def used_setting(b: str, facts: GateFacts, policy: Policy) -> tuple[str, str]:
     if b == "rerun_stability":
         need = policy.boundaries.rerun_stability.min_attempts if policy.setting(b) == "required" else 2
         ok = facts.rerun_policy in ("failures", "all") and facts.rerun_count >= need
-        saw = f"execution.reruns: {facts.rerun_policy} x{facts.rerun_count} (need failures or all, at least {need})"
+        from .evidence import rerun_words
+        saw = (f"execution.reruns: {rerun_words(facts.rerun_policy, facts.rerun_count)} (needs failures or all, "
+               f"at least {need} attempts)")
         return ("required" if ok else "not-required"), saw
     if b == "holdout":
         if not facts.slices:

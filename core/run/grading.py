@@ -44,6 +44,7 @@ class GradingSession:
         self.t_start = time.monotonic()
         self.started_done = 0
         self.confirms = bool(getattr(runner, "measures_host_cpu", False))   # the runner reports real CPU
+        self.phase = "grade"                # recheck once only timeouts re-run alone are left
 
     # ---- the run --------------------------------------------------------------------
     def run(self) -> None:
@@ -69,6 +70,7 @@ class GradingSession:
             self._finish_generation(feed, generator, failed)
         while self.deferred and not self.ctx.cancel.is_set():
             batch, self.deferred = self.deferred, []
+            self.phase = "recheck"
             self._progress("recheck", message=f"re-running {len(batch)} timeouts alone")
             # alone: one re-check per core the host can give a whole container, nothing else running
             slots = max(1, int(getattr(self.runner, "recheck_slots", 1)))
@@ -147,7 +149,7 @@ class GradingSession:
                 return []
             return [nxt]
         self._append_outcomes(self._outcome_rows(key, step))
-        self._progress("grade", last={"task_id": job.task_id, "candidate_index": job.candidate_index,
+        self._progress(self.phase, last={"task_id": job.task_id, "candidate_index": job.candidate_index,
                                       "outcome": step.outcome, "failure_class": step.failure_class,
                                       "detail": row["detail"][:200]})
         return []

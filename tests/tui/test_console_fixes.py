@@ -211,7 +211,7 @@ async def test_the_verdict_lists_what_a_release_needs_with_keys_not_commands(fix
         assert "To release, you need:" in text and "b, then s on rerun_stability" in text
         assert "passgate signoff" not in text
         # why the boundary counts as relaxed, not only that it does
-        assert "rerun_stability is not-required: execution.reruns: none x2 (need failures or all, at least 2)" in text
+        assert "rerun_stability is not-required: execution.reruns: none (needs failures or all, at least 2 attempts)" in text
 
 
 def test_contamination_findings_are_listed_not_only_counted(fixed_db):
