@@ -91,10 +91,9 @@ wait_for "1 run in" 60
 keys b                                 # boundaries of the (only) run
 wait_for "holdout" 60
 sleep 1
-for _ in 1 2 3 4 5 6; do keys Down; done   # network … rerun_stability, holdout
-wait_for "Justification" 10
+wait_for "Justification" 10            # it opens on the relaxation waiting for a sign-off: holdout
 keys s                                 # sign off: the reviewer is this console's user
-wait_for "Approves exactly: holdout=public-only" 10   # the dialog (its title may scroll off at 80x24)
+wait_for "covers exactly: holdout=public-only" 10   # the dialog (its title may scroll off at 80x24)
 keys Tab Tab                           # reviewer → decision → statement
 keys -l "public benchmark, no release claim; checked the justification"
 keys Enter

@@ -349,13 +349,16 @@ async def test_cancelling_a_run_asks_first(fixed_app):
 
 
 # ---- 6. 80x24 ------------------------------------------------------------------------------------
-async def test_the_runs_list_at_80_columns_keeps_pass_at_1_verdict_and_decided(fixed_app):
+async def test_the_runs_list_at_80_columns_keeps_pass_at_1_verdict_operator_and_decided(fixed_app):
     async with fixed_app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         text = screen_text(fixed_app)
-        for heading in ("pass@1", "verdict", "decided"):
+        for heading in ("pass@1", "verdict", "operator"):
             assert heading in text
-        assert "0.625" in text and "16/16" in text
+        assert "0.625" in text and "9/16 decided" in text       # the highlighted run's line under the list
+        select_run(fixed_app, RUN)
+        await pilot.pause()
+        assert "16/16 decided" in screen_text(fixed_app)
 
 
 async def test_the_failures_screen_at_80_columns_gives_the_candidate_the_width(fixed_app):

@@ -125,7 +125,7 @@ async def test_security_reviewer_signs_off_a_relaxation(record_copy, tmp_path):
         assert "HumanEval is public: a regression check" in screen_text(app)   # the justification
         await pilot.press("s")
         await pilot.pause()
-        assert "Approves exactly: holdout=public-only" in screen_text(app)
+        assert "Your approval covers exactly: holdout=public-only" in screen_text(app)
         app.screen.query_one("#statement", Input).value = "public benchmark, no release claim; checked"
         await pilot.click("#record")
         await settle(pilot)

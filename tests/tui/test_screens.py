@@ -19,7 +19,7 @@ SIZE = (120, 40)
 
 
 async def test_runs_list_shows_status_model_manifest_pass_at_1_and_verdict(fixed_app):
-    async with fixed_app.run_test(size=SIZE) as pilot:
+    async with fixed_app.run_test(size=(150, 40)) as pilot:       # every column: the manifest id is last
         await settle(pilot)
         text = screen_text(fixed_app)
         for run_id in (RUN, BASELINE, INTERRUPTED):
@@ -221,7 +221,7 @@ async def test_live_screen_follows_a_run_through_the_record(fixed_app):
         text = screen_text(fixed_app)
         assert "humaneval" in text and "mbpp" in text and "9/16" in text
         assert "wrong_answer" in text and "Recent failures" in text
-        assert "sandbox:" in text and "peak RSS" in text
+        assert "sandbox:" in text and "peak memory" in text
 
 
 async def test_help_theme_and_command_palette(fixed_app):

@@ -103,6 +103,7 @@ class InspectorScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.sub_title = f"failures · {self.run_id}"
+        self.check_record()
         self.query_one("#failures", DataTable).add_columns(*(label for label, _ in FAILURE_COLUMNS))
         self.query_one("#attempts", DataTable).add_columns(
             "try", "purpose", "result", "class", "public", "protected", "cpu s", "wall s", "RSS MiB", "out B",
