@@ -7,7 +7,7 @@ draw through these, so a table reads the same in an 80-column terminal and in th
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from rich import box
 from rich.cells import cell_len
@@ -65,3 +65,32 @@ class ByWidth:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.layouts[-1]())
+
+
+_EIGHTHS = " ▏▎▍▌▋▊▉█"
+
+
+def bar(value: float | None, width: int = 24) -> str:
+    """A horizontal bar for a value in [0, 1], in eighths of a character."""
+    if value is None:
+        return ""
+    cells = max(0.0, min(1.0, value)) * width
+    full = int(cells)
+    part = _EIGHTHS[int(round((cells - full) * 8))] if full < width else ""
+    return ("█" * full + part.strip()).ljust(width)
+
+
+_KEY_WORDS = {"floor_s": "floor (s)", "recheck_alone": "timeouts re-checked alone", "max_tokens": "max tokens",
+              "n_per_task": "candidates per task", "top_p": "top-p"}
+
+
+def setting_words(value: Any) -> str:
+    """A setting as words: `key value` pairs for a mapping, items joined for a list; never JSON."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{_KEY_WORDS.get(k, str(k).replace('_', ' '))} {setting_words(v)}"
+                         for k, v in sorted(value.items())) or "—"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(setting_words(v) for v in value) or "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "—" if value is None else str(value)

@@ -18,7 +18,7 @@ from rich.text import Text
 from passgate.core.words import short_digest
 
 from .report_evidence import canary_parts, chained_parts, security_parts, tamper_parts
-from .report_layout import ByWidth, table as _table
+from .report_layout import ByWidth, bar, setting_words as _words, table as _table
 from .report_sections import (
     LIST_LIMIT,
     classes,
@@ -36,17 +36,6 @@ from .report_sections import (
 
 __all__ = ["bar", "histogram_rows", "print_comparison", "print_report", "render_comparison", "render_report",
            "LIST_LIMIT"]
-_EIGHTHS = " ▏▎▍▌▋▊▉█"
-
-
-def bar(value: float | None, width: int = 24) -> str:
-    """A horizontal bar for a value in [0, 1], in eighths of a character."""
-    if value is None:
-        return ""
-    cells = max(0.0, min(1.0, value)) * width
-    full = int(cells)
-    part = _EIGHTHS[int(round((cells - full) * 8))] if full < width else ""
-    return ("█" * full + part.strip()).ljust(width)
 
 
 def _p(x: Any, digits: int = 3) -> str:
@@ -107,22 +96,6 @@ def _header(report: Mapping) -> Panel:
         from passgate.core.words import plain
         text.append(f"\nrun error: {plain(run['error'])}", style="red")
     return Panel(text, title="passgate report", title_align="left")
-
-
-_KEY_WORDS = {"floor_s": "floor (s)", "recheck_alone": "timeouts re-checked alone", "max_tokens": "max tokens",
-              "n_per_task": "candidates per task", "top_p": "top-p"}
-
-
-def _words(value: Any) -> str:
-    """A setting as words: `key value` pairs for a mapping, items joined for a list; never JSON."""
-    if isinstance(value, Mapping):
-        return ", ".join(f"{_KEY_WORDS.get(k, str(k).replace('_', ' '))} {_words(v)}"
-                         for k, v in sorted(value.items())) or "—"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_words(v) for v in value) or "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return "—" if value is None else str(value)
 
 
 def _benchmark(b: Mapping) -> str:

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from passgate.core.words import CLASS_MEANING, class_words, plain
 
-from .report_layout import ByWidth, table as _table
+from .report_layout import ByWidth, bar, setting_words, table as _table
 
 LIST_LIMIT = 20
 CPU_GRAIN_S = 0.01      # the sandbox's CPU clock ticks in 10 ms: narrower bins only split one tick
@@ -66,7 +66,6 @@ def histogram_rows(edges: list[float], counts: list[int], grain: float = CPU_GRA
 
 
 def histogram(report: Mapping) -> ByWidth:
-    from .report_render import bar
     hist = report["execution"]["histogram"]
     rows = histogram_rows(hist["edges"], hist["counts"])
     top = max([n for _, _, n in rows] or [0]) or 1
@@ -160,7 +159,6 @@ def _left_out(om: Mapping) -> list:
 
 def probes(report: Mapping) -> list:
     """The self-probe and preflight checks as tables, and the self-check in a line."""
-    from .report_render import _words
     out: list = []
     for name, title in (("probe", "Self-probe (inside the sandbox, as recorded)"),
                         ("preflight", "Preflight (container configuration, as recorded)")):
@@ -170,7 +168,7 @@ def probes(report: Mapping) -> list:
             out.append(Text(f"{title}: not recorded", style="yellow"))
             continue
         out.append(_checks(title, checks))
-        out += _readings(name, {k: v for k, v in value.items() if k != "checks"}, _words)
+        out += _readings(name, {k: v for k, v in value.items() if k != "checks"}, setting_words)
     return out + _selfcheck(report.get("selfcheck"))
 
 
