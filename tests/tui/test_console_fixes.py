@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Input, OptionList
 from passgate.core.record.store import Store
 from tests.core import report_kit as kit
 from tests.tui.conftest import screen_text, settle, wait_for
-from tests.tui.fixture_db import BASELINE, INTERRUPTED, RUN
+from tests.tui.fixture_db import ALTERED, BASELINE, INTERRUPTED, RUN
 
 SIZE = (120, 40)
 SMALL = (80, 24)
@@ -26,7 +26,7 @@ EVIDENCE = {"protected": {"line": 3, "source": "assert candidate(2, 3) == [2, 3]
 def add_failures(store: Store) -> None:
     """HumanEval/5 (in every run's tasks) candidates in RUN: #0 a sandbox violation, #1 a wrong answer whose evidence names line and value."""
     from tests.tui.fixture_db import DIGEST
-    for run_id in (RUN, BASELINE, INTERRUPTED):        # the three stay on one task set
+    for run_id in (RUN, BASELINE, INTERRUPTED, ALTERED):        # the four stay on one task set
         store.save_tasks(run_id, [{"task_id": VIOLATION_TASK, "position": 8, "slice": "humaneval",
                                    "set_id": "humaneval", "prompt": "def strlen(s):\n", "entry_point": "strlen",
                                    "public_tests": "", "cpu_limit_s": 3.0,

@@ -149,6 +149,8 @@ class LiveRunScreen(RecordScreen):
         """The rate line from the record and the clock, so it never stands still at a stale value."""
         snap, phase = self.snapshot, self._phase()
         if snap is None:
+            if phase and self._launch().last.total:
+                self.snapshot_pending_line()
             return
         now = time.monotonic()
         if phase == "calibrate":
@@ -157,6 +159,9 @@ class LiveRunScreen(RecordScreen):
             self.query_one("#live-rate", Static).update(f"self-check {snap.selfcheck_done}/{refs} references")
             return
         done, total = snap.decided, snap.total
+        launch = self._launch()
+        if phase in ("grade", "recheck", "generate", "scan") and launch.last.total:
+            done, total = launch.last.done, launch.last.total        # the engine is ahead of the last poll
         line = f"{done}/{total}"
         if phase == "recheck":
             line += f"  re-checking {total - done} timeout{'s' if total - done != 1 else ''} alone (no ETA)"
@@ -168,6 +173,10 @@ class LiveRunScreen(RecordScreen):
                 line += f"  (none decided for {fmt_duration(idle)}" + \
                         (f"; {snap.awaiting} being re-run)" if snap.awaiting else ")")
         self.query_one("#live-rate", Static).update(line)
+
+    def snapshot_pending_line(self) -> None:
+        p = self._launch().last
+        self.query_one("#live-rate", Static).update(f"{p.done}/{p.total}")
 
     # ---- record polls -----------------------------------------------------------------
     def show_snapshot(self, snap: LiveSnapshot) -> None:

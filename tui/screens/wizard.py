@@ -10,8 +10,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from rich.console import Group
 from rich.markup import escape
 from rich.syntax import Syntax
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,6 +36,8 @@ from textual.widgets.option_list import Option
 
 from passgate.core.errors import PassgateError
 
+from ..wizard_freeze import Frozen, freeze_to_file, frozen_target, samples_note
+from ..wizard_gate import better_than, boundary_lines, offered, policy_choices, prospect_renderable, prospects_for
 from ..wizard_model import (
     BOUNDARY_STEPS,
     CANDIDATE_SOURCES,
@@ -47,54 +51,10 @@ from .base import RecordScreen
 
 STEPS: tuple[tuple[str, str], ...] = (   # short titles: the step list stays narrow at 80 columns
     ("tasks", "Task sets"), ("candidates", "Candidates"),
-    *((f"b-{s.boundary}", f"▸ {s.title}") for s in BOUNDARY_STEPS),
+    *((f"b-{s.boundary}", f"▸ {s.step_title}") for s in BOUNDARY_STEPS),
     ("scoring", "Scoring"), ("review", "Review, launch"),
 )
 STEP_IDS = [s for s, _ in STEPS]
-
-
-@dataclasses.dataclass(frozen=True)
-class Frozen:
-    """A frozen manifest on disk, ready to launch."""
-
-    path: str
-    manifest_id: str
-    yaml_text: str
-    relaxations: tuple
-
-
-def freeze_to_file(_store, text: str | None, source: str | None, target: str) -> Frozen:
-    """Write the wizard's YAML (or take an opened file), pin its inputs, write the frozen manifest."""
-    from passgate.core.candidates.inputs import freeze
-    from passgate.core.manifest import dump_manifest
-    out = Path(target)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if text is not None:
-        out.write_text(text)
-        source = str(out)
-    manifest = freeze(source)
-    frozen = f"# frozen by passgate: manifest id {manifest.manifest_id}\n" + dump_manifest(manifest)
-    out.write_text(frozen)
-    return Frozen(str(out), manifest.manifest_id, frozen, manifest.gate.relaxations)
-
-
-def samples_note(text: str) -> str:
-    """A line on the samples path as typed: missing, not a file, or how many lines it holds."""
-    if not text.strip():
-        return ""
-    path = Path(text.strip()).expanduser()
-    if not path.exists():
-        return f"[red]No file at {escape(str(path))}[/red]"
-    if not path.is_file():
-        return f"[red]{escape(str(path))} is not a file[/red]"
-    with path.open("rb") as f:
-        lines = sum(1 for line in f if line.strip())
-    return f"[green]{escape(str(path))}: {lines} sample line{'s' if lines != 1 else ''}[/green]"
-
-
-def _policies() -> list[str]:
-    from passgate.core.gate.policy import available_policies
-    return available_policies()
 
 
 class Page(VerticalScroll):
@@ -113,8 +73,8 @@ class Page(VerticalScroll):
     def take_focus(self) -> None:
         if self.focus_target is not None:
             target = self.query_one(self.focus_target)
-        else:
-            target = next((w for w in self.query("*") if w.focusable), None)
+        else:       # a page with no field (Review) takes the focus itself, so the keys scroll it
+            target = next((w for w in self.query("*") if w.focusable), self if self.focusable else None)
         if target is not None:
             self.screen.set_focus(target, scroll_visible=False)
             self._in_view = target
@@ -131,9 +91,16 @@ class Page(VerticalScroll):
         self._in_view = None
 
     def _bring_into_view(self) -> None:
+        """The field and the label that names it, when both fit (a field without its label is a guess)."""
         target = self._in_view
-        if target is not None and target.region and self.display:
-            self.scroll_to_widget(target, animate=False, immediate=True)
+        if target is None or not target.region or not self.display:
+            return
+        siblings = list(target.parent.children) if target.parent is not None else []
+        index = siblings.index(target) if target in siblings else -1
+        label = siblings[index - 1] if index > 0 and isinstance(siblings[index - 1], Label) else None
+        if label is not None:
+            self.scroll_to_widget(label, animate=False, immediate=True)
+        self.scroll_to_widget(target, animate=False, immediate=True)
 
 
 class WizardScreen(RecordScreen):
@@ -144,6 +111,7 @@ class WizardScreen(RecordScreen):
         Binding("ctrl+n,ctrl+right", "next", "Next"),
         Binding("ctrl+b,ctrl+left", "previous", "Back a step"),
         Binding("ctrl+l", "launch", "Launch"),
+        Binding("p", "better_policy", "Better policy", show=False),
     ]
 
     def __init__(self, manifest_path: str | None = None):
@@ -153,6 +121,9 @@ class WizardScreen(RecordScreen):
         self.step = "review" if manifest_path else "tasks"
         self.visited = {self.step} if manifest_path else {"tasks"}
         self.frozen: Frozen | None = None
+        self.policy_override: str | None = None      # an opened manifest gated under another policy
+        self.better: str | None = None               # an offered policy under which the run does better
+        self.policy_note = ""
         self.implied_shown: dict[str, str] = {}     # boundary -> the implied setting last put on its page
 
     # ---- layout -----------------------------------------------------------------------
@@ -242,7 +213,15 @@ class WizardScreen(RecordScreen):
             yield Label("Sandbox workers (containers in parallel)")
             yield Input("2", id="workers", type="integer")
             yield Label("Gate policy (what the verdict allows; see docs/gate.md)")
-            yield Select([(p, p) for p in _policies()], value=self.state.policy, allow_blank=False, id="policy")
+            choices = policy_choices()
+            names = [c.name for c in offered(choices)]
+            yield Select([(n, n) for n in names], value=self.state.policy if self.state.policy in names else names[0],
+                         allow_blank=False, id="policy")
+            yield Static("", id="policy-note", classes="note")
+            withheld = [c for c in choices if c.withheld]
+            if withheld:
+                yield Static("Not offered: " + "; ".join(f"{c.name} ({c.withheld})" for c in withheld) + ".",
+                             classes="note", id="policy-withheld")
 
     def _review_page(self) -> ComposeResult:
         with Page(id="review", classes="page"):
@@ -276,6 +255,8 @@ class WizardScreen(RecordScreen):
         self.sub_title = dict(STEPS)[self.step].replace("▸ ", "Boundary: ")
         if self.step.startswith("b-"):
             self._show_implied(self.step[2:])
+        if self.step == "scoring":
+            self._describe_policy(str(self.query_one("#policy", Select).value))
 
     def _show_implied(self, b: str) -> None:
         implied = self.state.implied(b)
@@ -378,6 +359,29 @@ class WizardScreen(RecordScreen):
         return TaskSetChoice(kind=self.query_one("#kind", Select).value, path=self._value("#set-path"),
                              task_ids=self._value("#task-ids"), slice=self._value("#slice"))
 
+    @on(Select.Changed, "#policy")
+    def _policy_changed(self, event: Select.Changed) -> None:
+        self._describe_policy(str(event.value))
+
+    def _describe_policy(self, name: str) -> None:
+        """The policy's description, then what it would decide on the best record of this run."""
+        choice = next((c for c in policy_choices() if c.name == name), None)
+        self.policy_note = escape(choice.description) if choice else ""
+        self.query_one("#policy-note", Static).update(self.policy_note)
+        try:
+            text = dataclasses.replace(self.state, policy=name).yaml_text()
+        except (ValueError, PassgateError):
+            return
+        self.load("policy_prospect", prospects_for, text, None, self.state.operator, [name])
+
+    def show_policy_prospect(self, prospects: list) -> None:
+        if prospects:
+            self.query_one("#policy-note", Static).update(
+                Group(Text.from_markup(self.policy_note), prospect_renderable(prospects[:1], self.state.operator)))
+
+    def failed_policy_prospect(self, error: Exception) -> bool:
+        return True                 # the scoring step's own checks say what is wrong when Next is pressed
+
     @on(Input.Changed, "#import-path")
     def _check_samples(self, event: Input.Changed) -> None:
         """Say at once whether the samples file is there, instead of failing at Review."""
@@ -395,34 +399,65 @@ class WizardScreen(RecordScreen):
 
     # ---- freeze and launch ------------------------------------------------------------
     def _freeze(self) -> None:
-        self.frozen = None
+        self.frozen, self.better = None, None
         self.query_one("#review-summary", Static).update("Freezing the manifest: hashing inputs, pinning the image…")
         self.query_one("#review-yaml", Static).update("")
         if self.opened:
             source = Path(self.opened).expanduser().resolve()
-            target = source.with_name(source.stem.removesuffix(".frozen") + ".frozen.yaml")
-            self.load("frozen", freeze_to_file, None, str(source), str(target))
+            target = frozen_target(self.app.workdir, str(source))
+            self.load("frozen", freeze_to_file, None, str(source), str(target), self.policy_override)
         else:
             target = self.app.workdir / "manifests" / f"{self.state.name}.yaml"
             self.load("frozen", freeze_to_file, self.state.yaml_text(), None, str(target))
 
     def show_frozen(self, frozen: Frozen) -> None:
         self.frozen = frozen
-        relax = "\n".join(f"  [yellow]relaxed[/yellow] {r.boundary} → {r.setting}: {r.justification}"
-                          for r in frozen.relaxations) or "  every boundary at its secure default"
-        wrote = (f"[b]Wrote[/b] the frozen manifest to {frozen.path} ({self.opened} is unchanged)"
-                 if self.opened else f"[b]Wrote[/b] the frozen manifest to {frozen.path}")
-        self.query_one("#review-summary", Static).update(
-            f"[b]Manifest id[/b] {frozen.manifest_id}\n{wrote}\n[b]Boundaries[/b]\n{relax}\n"
-            "Press Launch (ctrl+l) to record and run it.")
+        self._summary(Text("Working out what the gate can decide on this run…"))
         self.notify(f"Frozen manifest written to {frozen.path}", title="frozen")
         self.query_one("#review-yaml", Static).update(Syntax(frozen.yaml_text, "yaml", line_numbers=False,
                                                              word_wrap=True))
         self._show_step()
+        names = [c.name for c in offered(policy_choices())]
+        self.load("prospects", prospects_for, frozen.yaml_text, frozen.path, self.state.operator, names)
+
+    def _summary(self, *gate) -> None:
+        frozen = self.frozen
+        where = f"{escape(frozen.path)} (paths made absolute; {escape(self.opened)} is unchanged)" if self.opened \
+            else escape(frozen.path)
+        self.query_one("#review-summary", Static).update(Group(
+            Text.from_markup(f"[b]Manifest id[/b] {frozen.manifest_id}, policy {frozen.policy}\n[b]Wrote[/b] the "
+                             f"frozen manifest to {where}"), *gate,
+            Text("Press Launch (ctrl+l) to record and run it.")))
+
+    def show_prospects(self, prospects: list) -> None:
+        if self.frozen is None or not prospects:
+            return
+        own = prospects[0]
+        better = better_than(own, prospects[1:])
+        self.better = better.policy if better is not None else None
+        self._summary(Text.from_markup(f"[b]Boundaries[/b] as the gate will see them under {own.policy}:"),
+                      boundary_lines(own), prospect_renderable(prospects, self.state.operator))
+
+    def failed_prospects(self, error: Exception) -> bool:
+        text = error.message if isinstance(error, PassgateError) else f"{type(error).__name__}: {error}"
+        self._summary(Text(f"What the gate will decide is not known: {text}", style="yellow"))
+        return True
+
+    def action_better_policy(self) -> None:
+        """p at Review: freeze the run again under the offered policy it does better under."""
+        if self.step != "review" or not self.better:
+            return
+        if self.opened:
+            self.policy_override = self.better
+        else:
+            self.state.policy = self.better
+            self.query_one("#policy", Select).value = self.better
+        self.notify(f"Gating this run under {self.better}.", title="policy")
+        self._freeze()
 
     def failed_frozen(self, error: Exception) -> bool:
         text = error.message if isinstance(error, PassgateError) else f"{type(error).__name__}: {error}"
-        self.query_one("#review-summary", Static).update(f"[red]Cannot freeze:[/red] {text}")
+        self.query_one("#review-summary", Static).update(f"[red]Cannot freeze:[/red] {escape(text)}")
         return True
 
     @on(Button.Pressed, "#launch")
