@@ -22,7 +22,7 @@ CLASS_MEANING = {
     "pending": "no outcome yet (the run has not finished)",
 }
 
-_DIGEST = re.compile(r"\b(sha256:[0-9a-f]{12})[0-9a-f]{52}\b")
+_DIGEST = re.compile(r"\b((?:sha256:)?[0-9a-f]{12})[0-9a-f]{52}\b")
 _ERRNO_TUPLE = re.compile(r"\('([^'\"]+?)\.?',\s*\w+\((-?\d+),\s*'([^']+)'\)\)")
 _ERRNO_CALL = re.compile(r"\b\w+(?:Error|Exception)\((-?\d+),\s*'([^']+)'\)")
 _LIST = re.compile(r"\[((?:\s*'[^'\[\]]*'\s*,?)*)\]")
@@ -38,7 +38,8 @@ def class_words(name: str | None) -> str:
 
 
 def short_digest(text: str) -> str:
-    """sha256 digests cut to their first 12 hex digits (the full one stays in the JSON)."""
+    """sha256 digests (with or without their `sha256:`) cut to their first 12 hex digits, as Docker shows
+    image ids; the full digest stays in the JSON report and the record."""
     return _DIGEST.sub(r"\1", text)
 
 

@@ -132,6 +132,8 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
             ids = [r.run_id for r in visible]
             if self.chosen in ids:
                 table.move_cursor(row=ids.index(self.chosen))
+            elif ids:                   # the run is filtered out: the one now highlighted is the choice
+                self.chosen = ids[0]
         self._summarise(visible)
 
     def _summarise(self, visible: list[RunRow]) -> None:
