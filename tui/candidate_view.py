@@ -137,17 +137,18 @@ def code_view(cand: dict, repo: bool):
 
 
 def resource_figures(last: dict, task: dict) -> list[str]:
-    """The attempt's measured figures; a figure the run did not measure is left out, not shown as zero."""
+    """The attempt's measured figures (a unit stays with its number); a figure the run did not measure is
+    left out, not shown as zero."""
     out = []
     cpu, limit = last.get("cpu_s") or 0, task.get("cpu_limit_s") or 0
     if cpu or limit:
-        out.append(f"CPU {cpu:.3f} s" + (f" of a {limit:.1f} s limit" if limit else ""))
+        out.append(f"CPU {cpu:.3f}s" + (f" of {limit:.1f}s" if limit else ""))
     if last.get("wall_s"):
-        out.append(f"wall {last['wall_s']:.3f} s")
+        out.append(f"wall {last['wall_s']:.3f}s")
     if last.get("peak_rss_kb"):
-        out.append(f"peak memory {last['peak_rss_kb'] / 1024:.1f} MiB")
+        out.append(f"peak memory {last['peak_rss_kb'] / 1024:.1f}MiB")
     if last.get("out_bytes"):
-        out.append(f"output {last['out_bytes']} B")
+        out.append(f"output {last['out_bytes']}B")
     return out
 
 

@@ -63,8 +63,9 @@ def _mark(store, row: RunRow) -> RunMark:
     except PassgateError as exc:        # shown in the column; `v` on the run shows the sentence
         return RunMark(key, error=exc.title, altered=_altered(store, row.run_id))
     intact = next((c for c in v.conditions if c.name == "records_intact"), None)
+    altered = _altered(store, row.run_id) if intact is not None and intact.level == "invalid" else ""
     return RunMark(key, verdict=v.consequence, waiting=sum(b.status == "unsigned" for b in v.boundaries),
-                   altered=intact.sentence if intact is not None and intact.level == "invalid" else "")
+                   altered=altered)
 
 
 def _altered(store, run_id: str) -> str:

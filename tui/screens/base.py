@@ -74,8 +74,8 @@ class RecordScreen(Screen):
             banners.remove()
             return
         more = len(check.problems) - 1
-        text = (f"THE RECORD OF {check.run_id} WAS ALTERED: {check.problems[0]}"
-                + (f" (and {more} more)" if more else "") + ". Nothing it shows can be trusted. ctrl+p verify")
+        text = (f"RECORD ALTERED: {check.problems[0]}" + (f" (and {more} more)" if more else "")
+                + ". Nothing here can be trusted (ctrl+p verify).")
         if banners:
             banners.first(Static).update(text)
         else:

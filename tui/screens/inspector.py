@@ -164,7 +164,7 @@ class InspectorScreen(RecordScreen):
         table.clear(columns=True)
         widths = [min(max([len(label)] + [len(str(cells[i])) for cells, _ in rows]), widest)
                   for i, (label, widest) in enumerate(FAILURE_COLUMNS)]
-        room = table.scrollable_content_region.width - sum(w + 2 for w in widths[:-1]) - 2
+        room = table.scrollable_content_region.width - sum(w + 2 for w in widths[:-1]) - 4
         widths[-1] = max(widths[-1], min(room, max([len(cells[-1]) for cells, _ in rows] or [0]))) if room > 0 \
             else widths[-1]        # the detail takes the room the list has (more when the pane is maximised)
         for (label, _), width in zip(FAILURE_COLUMNS, widths):

@@ -36,7 +36,7 @@ def mark_text(mark: RunMark | None) -> Text:
     if mark is None:
         return Text("…")
     if mark.altered:
-        return Text("ALTERED", style="bold reverse red")
+        return Text("ALTERED", style="bold red")
     return Text(mark.label, style=MARK_STYLE.get(mark.verdict, "") if not mark.waiting else "bold yellow")
 
 
@@ -142,8 +142,8 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
                  else f"{len(self.rows)} {noun}")
         altered = sum(bool(m.altered) for m in self.marks.values())
         waiting = sum(bool(m.waiting) and not m.altered for m in self.marks.values())
-        notes = ([f"[b red]{altered} ALTERED (v says where)[/]"] if altered else []) + \
-                ([f"[b yellow]{waiting} wait for a sign-off (b, then s)[/]"] if waiting else [])
+        notes = ([f"[b red]{altered} ALTERED[/]"] if altered else []) + \
+                ([f"[b yellow]{waiting} waiting for a sign-off[/]"] if waiting else [])
         if not self.rows:
             text = "No runs yet. Press n to build a manifest and launch a run, or o to open a manifest file."
         else:
@@ -157,7 +157,7 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         if row is None:
             return ""
         mark = self.marks.get(row.run_id)
-        why = f" · [b red]{escape(mark.altered)}[/]" if mark and mark.altered else ""
+        why = f"\n[b red]ALTERED: {escape(mark.altered)}[/]" if mark and mark.altered else ""
         return (f"\n[b]{row.run_id}[/b]: {row.status}, {row.decided}/{row.total} decided, operator "
                 f"{escape(row.operator or '—')}, model {escape(row.model or '—')}, manifest {row.manifest_id}{why}")
 

@@ -37,7 +37,7 @@ class SliceRow(Horizontal):
         self.query_one(ProgressBar).update(total=sp.total or None, progress=sp.decided)
         self.query_one(".slice-counts", Static).update(
             f"{sp.decided}/{sp.total}  [green]✓ {sp.passed}[/green]  [red]✗ {sp.failed}[/red]"
-            + (f"  [yellow]⟳ {sp.awaiting} failed once, re-running[/yellow]" if sp.awaiting else "")
+            + (f"  [yellow]⟳ {sp.awaiting} re-running[/yellow]" if sp.awaiting else "")
             + (f"  [yellow]◌ {sp.excluded} not counted[/yellow]" if sp.excluded else ""))
 
 
