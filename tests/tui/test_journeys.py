@@ -76,8 +76,9 @@ async def test_release_engineer_builds_launches_watches_and_reads_the_verdict(tm
         wizard.query_one("#policy").value = "public-benchmark"
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: wizard.frozen is not None, 60, "the manifest to freeze")
+        await wait_for(pilot, lambda: "holdout public-only" in screen_text(app), 60, "what the gate will decide")
         text = screen_text(app)
-        assert f"Manifest id {wizard.frozen.manifest_id}" in text and "holdout → public-only" in text
+        assert f"Manifest id {wizard.frozen.manifest_id}" in text and "needs a sign-off by a second person" in text
         assert "sha256: " in text                                           # pins in the frozen YAML
         await pilot.press("ctrl+l")
         await pilot.pause()
