@@ -48,13 +48,13 @@ def class_bar(counts: dict[str, int], chosen: str, width: int) -> Text:
              for i, (name, n) in enumerate(list(counts.items())[:9], start=1)]
     chips.append(("0", " every class", not chosen))
     text, used = Text(), 0
-    for key, label, on in chips:
+    for key, label, picked in chips:
         size = len(key) + len(label) + 2
         if used and used + size > width:
             text.append("\n")
             used = 0
         text.append(key, style="bold cyan")
-        text.append(label, style="reverse bold" if on else "")
+        text.append(label, style="reverse bold" if picked else "")
         text.append("  ")
         used += size
     return text
