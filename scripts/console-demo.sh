@@ -67,9 +67,10 @@ keys Enter; sleep 1
 screen > "$out/scoring.txt"
 keys C-n                               # review: freezes the manifest
 wait_for "Manifest id" 120
+wait_for "The gate on the best record" 120   # what the gate will decide, under each offered policy
 screen > "$out/review.txt"
 keys C-l                               # launch
-wait_for "completed" 300               # the record says completed
+wait_for "press enter for the report" 300   # the record says completed
 wait_for "3/3" 30
 screen > "$out/live.txt"
 keys Enter                             # report

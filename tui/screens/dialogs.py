@@ -140,6 +140,7 @@ class SignoffScreen(ModalScreen[SignoffDecision | None]):
     The reviewer starts as the console's user only when that is not the run's operator (whose own
     sign-off never counts); a draft the record refuses comes back with what was typed and why."""
 
+    AUTO_FOCUS = "#reviewer"        # not the dialog itself, which scrolls (and so takes the focus) on a short terminal
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, boundary: str, summary: str, operator: str, *, reviewer: str = "",
@@ -174,8 +175,8 @@ class SignoffScreen(ModalScreen[SignoffDecision | None]):
     def _terms(self, decision: str) -> str:
         """What the decision records, in the words of that decision (a refusal approves nothing)."""
         if decision == "refuse":
-            return f"Your refusal covers exactly: {self.key}. The run stays blocked on it."
-        return f"Your approval covers exactly: {self.key}. A changed policy or manifest needs a new sign-off."
+            return f"Your refusal covers exactly: {self.key} (the run stays blocked on it)."
+        return f"Your approval covers exactly: {self.key}."
 
     @on(RadioSet.Changed, "#decision")
     def _decision_changed(self, event: RadioSet.Changed) -> None:

@@ -133,8 +133,7 @@ class InspectorScreen(RecordScreen):
     def _set_options(self, selector: str, blank: str, values: list[str], want: str = "") -> None:
         select = self.query_one(selector, Select)
         keep = want or select.value
-        labels = [(f"{class_words(v)} ({self.counts[v]})" if v in self.counts and selector == "#class-filter" else v, v)
-                  for v in values]
+        labels = [(class_words(v), v) for v in values]        # the class bar beside it has the counts
         with self.prevent(Select.Changed):
             select.set_options([(blank, "")] + labels)
             select.value = keep if keep in values else ""

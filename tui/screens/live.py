@@ -65,6 +65,7 @@ class LiveRunScreen(RecordScreen):
         self.snapshot: LiveSnapshot | None = None
         self.meter = RateMeter()
         self.checked = False
+        self.reading = False            # a poll is reading the record: the next one waits for it
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -98,7 +99,7 @@ class LiveRunScreen(RecordScreen):
 
     def _engine_live(self) -> bool:
         launch = self._launch()
-        return launch is not None and launch.active
+        return launch is not None and launch.active and (launch.last is None or launch.last.phase != "finished")
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Cancel only a run running in this console; resume only a run that stopped before the end."""
@@ -114,8 +115,9 @@ class LiveRunScreen(RecordScreen):
         launch = self._launch()
         if self.run_id is None and launch is not None:
             self.run_id = launch.run_id
-        if self.run_id:
+        if self.run_id and not self.reading:
             self.sub_title = f"live · {self.run_id}"
+            self.reading = True         # a busy machine can take longer than the poll: never cancel a read
             self.load("snapshot", records.live_snapshot, self.run_id)
             if not self.checked:
                 self.checked = True
@@ -179,7 +181,12 @@ class LiveRunScreen(RecordScreen):
         self.query_one("#live-rate", Static).update(f"{p.done}/{p.total}")
 
     # ---- record polls -----------------------------------------------------------------
+    def failed_snapshot(self, error: Exception) -> bool:
+        self.reading = False
+        return False
+
     def show_snapshot(self, snap: LiveSnapshot) -> None:
+        self.reading = False
         status_changed = self.snapshot is None or self.snapshot.status != snap.status
         self.snapshot = snap
         self.meter.add(time.monotonic(), snap.decided)

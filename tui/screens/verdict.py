@@ -86,7 +86,7 @@ def _needs(v) -> list:
         line = Text(f"{i}. ")
         if keys:
             line.append(f"[{keys}] ", style="bold cyan")
-        line.append(n.what)
+        line.append(n.what.replace(n.subject, words_of(n.subject), 1) if n.action == "evidence" else n.what)
         out.append(line)
     return out
 
