@@ -26,9 +26,11 @@ class ErrorScreen(ModalScreen[None]):
 
     @classmethod
     def from_exception(cls, error: Exception) -> "ErrorScreen":
+        """A title and a sentence: a library's error text (a docker tuple, a Python list) read as words."""
+        from passgate.core.words import plain
         if isinstance(error, PassgateError):
-            return cls(error.title, error.message)
-        return cls(type(error).__name__, str(error) or repr(error))
+            return cls(error.title, plain(error.message))
+        return cls(type(error).__name__, plain(str(error)) or repr(error))
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
