@@ -221,6 +221,8 @@ async def test_release_engineer_opens_a_written_manifest_and_reviews_it_frozen(t
         await wait_for(pilot, lambda: getattr(wizard, "frozen", None) is not None, 60, "the manifest to freeze")
         text = screen_text(app)
         assert f"Manifest id {wizard.frozen.manifest_id}" in text and "written.frozen.yaml" in text
-        assert (tmp_path / "written.frozen.yaml").read_text().startswith("# frozen by passgate")
+        # the frozen copy goes to the console's working folder (here the same as the file's), in manifests/
+        assert (tmp_path / "manifests" / "written.frozen.yaml").read_text().startswith("# frozen by passgate")
+        assert not (tmp_path / "written.frozen.yaml").exists()
         assert written.read_text() == realrun.manifest_text(tmp_path / "samples.jsonl", name="written")  # untouched
         assert not app.screen.query_one("#launch").disabled

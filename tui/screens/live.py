@@ -66,6 +66,7 @@ class LiveRunScreen(RecordScreen):
         self.meter = RateMeter()
         self.checked = False
         self.reading = False            # a poll is reading the record: the next one waits for it
+        self.phase_seen = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -134,7 +135,9 @@ class LiveRunScreen(RecordScreen):
         self.query_one("#live-status", Static).update(
             f"[b]{self.run_id or ''}[/b]  {PHASES.get(p.phase, p.phase)}  {escape(p.message)}")
         self._draw_rate()
-        self.refresh_bindings()
+        if p.phase != self.phase_seen:          # what Cancel and Resume can do changes with the phase only
+            self.phase_seen = p.phase
+            self.refresh_bindings()
 
     def engine_done(self, launch) -> None:
         self.run_id = self.run_id or launch.run_id
