@@ -51,15 +51,23 @@ def expected_of(source: str) -> str | None:
     return expected
 
 
-def failing_lines(last: dict) -> list[tuple[str, str]]:
-    """(label, text) of where each suite failed, what was expected and what the candidate returned."""
+def failing_lines(last: dict, task: dict | None = None) -> list[tuple[str, str]]:
+    """(label, text) of where each suite failed, what was expected and what the candidate returned.
+
+    A public suite built from the prompt's docstring examples fails inside its own runner (the line that
+    raises "docstring example ...", or the one that evaluates an example): that line is the harness's, so
+    the example it ran is named instead, with its expected value, where the suite has one example; with
+    several, the record does not say which one failed, and the line says so."""
     evidence = evidence_of(last)
     out = []
     for suite in ("protected", "public"):
         where = evidence.get(suite)
         if not isinstance(where, dict):
             continue
-        if where.get("line") is not None:
+        examples = docstring_examples(task, suite, where)
+        if examples is not None:
+            out += example_lines(examples)
+        elif where.get("line") is not None:
             out.append((f"Failing line ({suite} tests)", f"line {where['line']}: {where.get('source') or ''}"))
             expected = expected_of(where.get("source") or "")
             if expected is not None:
@@ -69,11 +77,56 @@ def failing_lines(last: dict) -> list[tuple[str, str]]:
     return out
 
 
-def failing_line_numbers(last: dict) -> dict[str, int]:
-    """suite -> the failing line's number, to mark it in the Tests tab."""
+def docstring_examples(task: dict | None, suite: str, where: dict) -> list[tuple[int, str, str]] | None:
+    """(line, source, expected) of each example of a docstring-example suite that failed inside its runner
+    (the `_pg_` functions), or None when the failure is at a line of the tests themselves."""
+    if suite != "public" or not task or where.get("line") is None:
+        return None
+    try:
+        tree = ast.parse(task.get("public_tests") or "")
+    except SyntaxError:
+        return None
+    runner = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("_pg_")]
+    if not any(node.lineno <= int(where["line"]) <= (node.end_lineno or node.lineno) for node in runner):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_pg_run_examples" and node.args \
+                and isinstance(node.args[0], ast.List):
+            found = []
+            for item in node.args[0].elts:
+                try:
+                    kind, call, want = ast.literal_eval(item)
+                except (ValueError, TypeError, SyntaxError):
+                    return None
+                found.append((item.lineno, str(call).strip(), str(want).strip()))
+            return found or None
+    return None
+
+
+def example_lines(examples: list[tuple[int, str, str]]) -> list[tuple[str, str]]:
+    if len(examples) == 1:
+        line, call, want = examples[0]
+        return [("Failing example (public tests)", f"line {line}: {call}"), ("Expected (public tests)", want)]
+    return [("Failing example (public tests)",
+             f"one of the prompt's {len(examples)} docstring examples (the record does not say which; the Tests "
+             "tab lists them)")]
+
+
+def failing_line_numbers(last: dict, task: dict | None = None) -> dict[str, int]:
+    """suite -> the failing line's number, to mark it in the Tests tab. A docstring example's runner is not
+    marked (its line is the harness's); a suite of one example marks that example."""
     evidence = evidence_of(last)
-    return {suite: int(where["line"]) for suite in ("protected", "public")
-            if isinstance(where := evidence.get(suite), dict) and where.get("line") is not None}
+    out = {}
+    for suite in ("protected", "public"):
+        where = evidence.get(suite)
+        if not isinstance(where, dict) or where.get("line") is None:
+            continue
+        examples = docstring_examples(task, suite, where)
+        if examples is None:
+            out[suite] = int(where["line"])
+        elif len(examples) == 1:
+            out[suite] = examples[0][0]
+    return out
 
 
 def exit_words(last: dict, failure_class: str | None, repo: bool) -> tuple[str, str] | None:
@@ -152,7 +205,7 @@ def resource_figures(last: dict, task: dict) -> list[str]:
     return out
 
 
-def output_text(outcome: dict, last: dict, repo: bool) -> Text:
+def output_text(outcome: dict, last: dict, repo: bool, task: dict | None = None) -> Text:
     text = Text()
     decided = outcome.get("outcome")
     text.append("Decision: ", style="bold")
@@ -161,7 +214,7 @@ def output_text(outcome: dict, last: dict, repo: bool) -> Text:
     text.append(f" ({meaning})\n" if meaning and not outcome.get("reason") else "\n")
     text.append("Detail: ", style="bold")
     text.append(f"{last.get('detail') or '—'}\n")
-    for label, value in failing_lines(last):
+    for label, value in failing_lines(last, task):
         text.append(f"{label}: ", style="bold")
         text.append(f"{value}\n")
     ended = exit_words(last, outcome.get("failure_class") or last.get("failure_class"), repo)

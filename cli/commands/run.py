@@ -43,10 +43,17 @@ class _Printer:
 
 
 def progress_line(p) -> str:
+    """The phase, decided/total, rate and ETA, and the decided outcomes; candidates that failed an attempt
+    and wait for their reruns are counted apart (they are neither passed nor failed yet)."""
     counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(p.counts.items()))
+    awaiting = getattr(p, "awaiting", 0)
+    if awaiting and p.phase != "recheck":
+        counts += f"{'; ' if counts else ''}{awaiting} failed an attempt, waiting for a rerun"
     total = f" {p.done}/{p.total}" if p.total else ""
     if p.phase == "recheck":
-        return f"[recheck]{total} re-checking {p.total - p.done} timeouts alone (no ETA) {counts}".rstrip()
+        left = p.total - p.done
+        return (f"[recheck]{total} re-checking {left} timeout{'s' if left != 1 else ''} alone (no ETA) "
+                f"{counts}").rstrip()
     eta = f" eta {p.eta_s:.0f}s" if p.eta_s else ""
     rate = f" {p.rate:.1f}/s" if p.rate else ""
     return f"[{p.phase}]{total}{rate}{eta} {p.message} {counts}".rstrip()

@@ -80,3 +80,24 @@ async def test_a_run_found_by_the_search_keeps_the_cursor_when_the_search_is_cle
         search.value = ""
         await pilot.pause()
         assert cursor_run(fixed_app) == INTERRUPTED
+
+
+async def test_a_move_still_queued_when_rows_arrive_stays_where_the_user_put_it(fixed_app, fixed_db):
+    """The refresh's rows are shown before the table's RowHighlighted for a key just pressed reaches the
+    screen: the refill keeps the run under the cursor, not the one highlighted before the key."""
+    async with fixed_app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = fixed_app.screen
+        table = screen.query_one("#runs", DataTable)
+        table.move_cursor(row=table.get_row_index(BASELINE))
+        await pilot.pause()
+        add_run(fixed_db)
+        from passgate.tui.screens.runs import load_runs
+        store = Store(fixed_db)
+        data = load_runs(store, dict(screen.marks))
+        store.close()
+        table.move_cursor(row=table.get_row_index(RUN))     # the key's move; its message is not handled yet
+        screen.show_runs(data)                              # the refresh lands first
+        assert cursor_run(fixed_app) == RUN and table.get_row_index(NEW) == 0
+        await pilot.pause()
+        assert cursor_run(fixed_app) == RUN

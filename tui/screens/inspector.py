@@ -275,8 +275,8 @@ class InspectorScreen(RecordScreen):
         repo = bool(task.get("repo_json"))
         self.query_one("#candidate-head", Static).update(head_text(cand, task, outcome, attempts, last))
         self.query_one("#code", Static).update(code_view(cand, repo))
-        self.query_one("#tests", Static).update(tests_view(task, failing_line_numbers(last)))
-        self.query_one("#output", Static).update(output_text(outcome, last, repo))
+        self.query_one("#tests", Static).update(tests_view(task, failing_line_numbers(last, task)))
+        self.query_one("#output", Static).update(output_text(outcome, last, repo, task))
         table = self.query_one("#attempts", DataTable)
         table.clear()
         for a in attempts:

@@ -122,7 +122,9 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
     def _fill(self) -> None:
         table = self.query_one("#runs", DataTable)
         visible = self._visible()
-        self.chosen = self.chosen or self.selected_run()
+        # the cursor is the choice (a move whose RowHighlighted is still queued included); `chosen` keeps it
+        # while no row is listed
+        self.chosen = self.selected_run() or self.chosen
         with self.prevent(DataTable.RowHighlighted):        # a refill is not the user moving the cursor
             table.clear()
             for r in visible:

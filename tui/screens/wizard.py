@@ -51,11 +51,19 @@ STEP_IDS = [s for s, _ in STEPS]
 class WizardScreen(RecordScreen):
     """Build, freeze and launch a run manifest."""
 
-    AUTO_FOCUS = "#run-name"        # then each step focuses its own first field (Page.on_show)
+    # no auto focus: each step gives the focus to its own first field as it is shown (_show_step), without
+    # the scroll that Textual's auto focus schedules (it ran after the step had put its label in view)
+    AUTO_FOCUS = ""
+    # the step keys are handled as they arrive, before the keys typed after them reach a field: on a busy
+    # machine ctrl+n and the tab and text after it queue up, and a binding found only when the key comes
+    # back up from the focused field ran after that text had gone into the old step's field.
+    # (ctrl+left and ctrl+right stay the fields' word moves first.)
     BINDINGS = [
-        Binding("ctrl+n,ctrl+right", "next", "Next"),
-        Binding("ctrl+b,ctrl+left", "previous", "Back a step"),
-        Binding("ctrl+l", "launch", "Launch"),
+        Binding("ctrl+n", "next", "Next", priority=True),
+        Binding("ctrl+right", "next", "Next", show=False),
+        Binding("ctrl+b", "previous", "Back a step", priority=True),
+        Binding("ctrl+left", "previous", "Back a step", show=False),
+        Binding("ctrl+l", "launch", "Launch", priority=True),
         Binding("p", "better_policy", "Better policy", show=False),
     ]
 
@@ -120,6 +128,10 @@ class WizardScreen(RecordScreen):
             self._show_implied(self.step[2:])
         if self.step == "scoring":
             self._describe_policy(str(self.query_one("#policy", Select).value))
+        if self.focused is None:
+            # the step's first field has the keys now, not when its Show arrives: a tab typed right
+            # after ctrl+n moves on from it (and not from the step list, the first thing on the screen)
+            self.query_one(f"#{self.step}", Page).take_focus()
 
     def _show_implied(self, b: str) -> None:
         implied = self.state.implied(b)

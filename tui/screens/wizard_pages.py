@@ -22,6 +22,17 @@ class Page(VerticalScroll):
     _in_view: Widget | None = None
 
     def on_show(self) -> None:
+        """Shown: its first field takes the focus, unless the keys already moved it into this page. A Show
+        is handled after the page was drawn; on a busy machine the keys typed after it appeared (tab to
+        the next field) come first, and a late Show took the focus back from them. A page hidden again
+        before its Show arrived (ctrl+n pressed twice) takes nothing."""
+        if not self.display:
+            return
+        focused = self.screen.focused
+        if focused is not None and self in focused.ancestors:
+            self._in_view = focused
+            self.call_after_refresh(self._bring_into_view)
+            return
         self.take_focus()
 
     def take_focus(self) -> None:
@@ -41,8 +52,10 @@ class Page(VerticalScroll):
     def watch_virtual_size(self) -> None:
         self.on_resize()
 
-    def on_descendant_blur(self) -> None:
-        self._in_view = None
+    def on_descendant_blur(self, event) -> None:
+        # a blur handled after the field took the focus again (the step was shown anew) leaves it in view
+        if event.widget is self._in_view and self.screen.focused is not event.widget:
+            self._in_view = None
 
     def _bring_into_view(self) -> None:
         """The field and the label that names it, when both fit (a field without its label is a guess)."""
