@@ -24,6 +24,9 @@ work=$(mktemp -d)
 session="passgate-demo-$$"
 tmux() { command tmux -L "$session" -f /dev/null "$@"; }   # a private tmux server: nobody else's sizes or keys
 trap 'tmux kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+# a session that lives as long as the script: the server never exits between two consoles (a console
+# quit with ctrl+q was its last session, and the next one could reach the server as it shut down)
+tmux new-session -d -s hold "sleep 86400"
 
 screen() { tmux capture-pane -p -t "$session"; }
 wait_for() {  # wait_for TEXT [SECONDS]
