@@ -19,6 +19,7 @@ class Progress:
     eta_s: float | None = None
     message: str = ""
     last: dict | None = None
+    awaiting: int = 0              # failed an attempt and not decided yet: waiting for a rerun or a re-check
 
 
 ProgressSink = Callable[[Progress], None]

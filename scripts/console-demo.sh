@@ -24,6 +24,9 @@ work=$(mktemp -d)
 session="passgate-demo-$$"
 tmux() { command tmux -L "$session" -f /dev/null "$@"; }   # a private tmux server: nobody else's sizes or keys
 trap 'tmux kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+# a session that lives as long as the script: the server never exits between two consoles (a console
+# quit with ctrl+q was its last session, and the next one could reach the server as it shut down)
+tmux new-session -d -s hold "sleep 86400"
 
 screen() { tmux capture-pane -p -t "$session"; }
 wait_for() {  # wait_for TEXT [SECONDS]
@@ -61,15 +64,18 @@ wait_for "console demo, not"
 keys C-n                               # scoring
 sleep 1
 keys Tab Tab Tab Tab Tab               # k → aggregation → level → resamples → workers → policy
-keys Enter; sleep 1                    # open the policy list
-keys Up; sleep 0.5                     # public-benchmark: a public holdout may be signed off
-keys Enter; sleep 1
+keys Enter                             # open the policy list
+wait_for "Dismiss menu" 30             # the list is open (its footer key closes it)
+keys Up                                # public-benchmark: a public holdout may be signed off
+keys Enter
+wait_for "Regression tracking on public benchmarks" 30   # the chosen policy's description
 screen > "$out/scoring.txt"
 keys C-n                               # review: freezes the manifest
 wait_for "Manifest id" 120
+wait_for "The gate on the best record" 120   # what the gate will decide, under each offered policy
 screen > "$out/review.txt"
 keys C-l                               # launch
-wait_for "completed" 300               # the record says completed
+wait_for "press enter for the report" 300   # the record says completed
 wait_for "3/3" 30
 screen > "$out/live.txt"
 keys Enter                             # report
@@ -91,17 +97,17 @@ wait_for "1 run in" 60
 keys b                                 # boundaries of the (only) run
 wait_for "holdout" 60
 sleep 1
-for _ in 1 2 3 4 5 6; do keys Down; done   # network … rerun_stability, holdout
-wait_for "Justification" 10
+wait_for "Justification" 60            # it opens on the relaxation waiting for a sign-off: holdout
 keys s                                 # sign off: the reviewer is this console's user
-wait_for "Approves exactly: holdout=public-only" 10   # the dialog (its title may scroll off at 80x24)
+wait_for "covers exactly: holdout=public-only" 60   # the dialog (its title may scroll off at 80x24)
 keys Tab Tab                           # reviewer → decision → statement
 keys -l "public benchmark, no release claim; checked the justification"
 keys Enter
 wait_for "sign-off recorded" 120
 sleep 1
 screen > "$out/signoff.txt"
-keys Escape; sleep 0.5                 # back to the runs (apart from v: ESC v would read as alt+v)
+keys Escape                            # back to the runs, and only then v (ESC v read together is alt+v)
+wait_for "1 run in" 30
 keys v                                 # the verdict after the sign-off
 wait_for "evidence" 120
 sleep 1
@@ -126,12 +132,12 @@ screen > "$out/failures.txt"
 keys 1                                 # the largest class
 sleep 1
 keys o                                 # its output: the failing line and the returned value
-wait_for "Decision" 10
+wait_for "Decision" 60
 screen > "$out/failure-output.txt"
 keys a                                 # every attempt, with what each decided
 sleep 1
 keys x                                 # rerun: asks first
-wait_for "Rerun" 10
+wait_for "Rerun HumanEval/" 30         # the question's title (the footer says "Rerun" all along)
 screen > "$out/rerun-confirm.txt"
 keys y
 wait_for "Rerun recorded" 180

@@ -73,6 +73,11 @@ class PassgateApp(App[None]):
     TITLE = "passgate"
     SUB_TITLE = "release gate for code generation"
     BINDINGS = [
+        # tab moves the focus as the key arrives: typed ahead on a busy machine, the text after a tab goes
+        # to the field the tab moved to (a tab found only when it came back up from the focused field
+        # moved the focus after that text had already been given to the field it left)
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
         Binding("f1", "help", "Help"),
         Binding("ctrl+t", "toggle_theme", "Light/dark", show=False),     # in the help and the palette
         Binding("ctrl+q", "quit", "Quit", priority=True),

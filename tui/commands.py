@@ -23,12 +23,15 @@ SCREEN_COMMANDS = (
     ("Choose baseline", "Alerts against another run", "baseline"),
     ("Rerun candidate", "Execute the selected candidate again in the pinned sandbox", "rerun_candidate"),
     ("Sign off relaxation", "Approve or refuse the selected relaxed boundary", "signoff"),
+    ("Verify record", "Recompute the run's hash chains and name any altered row (passgate verify)", "verify"),
 )
 
 
 def console_commands(app, screen: Screen) -> Iterable[SystemCommand]:
     for title, help_text, action in SCREEN_COMMANDS:
         method = getattr(screen, f"action_{action}", None)
+        if action == "verify" and method is not None and not screen.current_run():
+            continue                        # nothing to verify: no run on this screen
         if method is not None:
             yield SystemCommand(title, help_text, method)
     yield from run_commands(app)

@@ -38,6 +38,7 @@ class RunRow:
     total: int
     pass_at_1: float | None        # micro mean over tasks of passed/counted; None before any outcome
     verdict: str = ""
+    signoffs: int = 0              # sign-off rows recorded for the run (a new one may change its verdict)
 
     def matches(self, text: str) -> bool:
         text = text.lower()
@@ -51,12 +52,14 @@ def run_rows(store: Store) -> list[RunRow]:
         "SELECT run_id, COUNT(*) AS n FROM candidates GROUP BY run_id")}
     decided = {r["run_id"]: r["n"] for r in store.query(
         "SELECT run_id, COUNT(*) AS n FROM outcomes GROUP BY run_id")}
+    signoffs = {r["run_id"]: r["n"] for r in store.query(
+        "SELECT run_id, COUNT(*) AS n FROM signoffs GROUP BY run_id")}
     scores = pass_at_1_by_run(store)
     return [RunRow(run_id=run["run_id"], status=run["status"] or "", name=run["name"] or "",
                    model=run["model"] or "", manifest_id=run["manifest_id"] or "",
                    created_at=run["created_at"] or "", operator=run["operator"] or "",
                    decided=decided.get(run["run_id"], 0), total=totals.get(run["run_id"], 0),
-                   pass_at_1=scores.get(run["run_id"]))
+                   pass_at_1=scores.get(run["run_id"]), signoffs=signoffs.get(run["run_id"], 0))
             for run in store.runs()]
 
 
@@ -97,6 +100,7 @@ class SliceProgress:
     passed: int = 0
     failed: int = 0
     excluded: int = 0              # infra_error + excluded: not counted against the model
+    awaiting: int = 0              # failed a first attempt, no outcome yet: being re-run (or timeouts re-checked)
 
 
 @dataclass
@@ -112,6 +116,8 @@ class LiveSnapshot:
     classes: dict[str, int]                      # failure class (or outcome) -> candidates
     recent: list[dict]                           # newest first: task, index, outcome, class, detail
     resources: dict = field(default_factory=dict)
+    awaiting: int = 0                            # candidates with a failed attempt and no outcome yet
+    selfcheck_done: int = 0                      # reference solutions run by the self-check so far
     error: str = ""
     started_at: str = ""
     finished_at: str = ""
@@ -150,14 +156,34 @@ def live_snapshot(store: Store, run_id: str) -> LiveSnapshot:
     res = next(store.query(
         "SELECT COUNT(*) AS executions, AVG(cpu_s) AS mean_cpu_s, MAX(cpu_s) AS max_cpu_s, "
         "AVG(wall_s) AS mean_wall_s, MAX(peak_rss_kb) AS max_rss_kb, SUM(out_bytes) AS out_bytes, "
-        "SUM(status = 'infra_error') AS infra_attempts, COUNT(DISTINCT NULLIF(container_id, '')) AS containers "
-        "FROM executions WHERE run_id = ?", [rid]))
+        "SUM(status = 'infra_error') AS infra_attempts, COUNT(DISTINCT NULLIF(container_id, '')) AS containers, "
+        "SUM(candidate_index < 0) AS selfcheck FROM executions WHERE run_id = ?", [rid]))
+    waiting = awaiting_rows(store, rid)
+    for w in waiting:
+        if w["slice"] in slices:
+            slices[w["slice"]].awaiting += 1
+    recent = sorted(waiting, key=lambda r: -r["exec_id"])[:RECENT_FAILURES] + recent
     total = sum(s.total for s in slices.values())
     return LiveSnapshot(run_id=rid, status=run["status"] or "", name=run["name"] or "",
                         decided=sum(s.decided for s in slices.values()), total=total,
                         slices=list(slices.values()), classes=dict(sorted(classes.items(), key=lambda kv: (-kv[1], kv[0]))),
-                        recent=recent, resources=dict(res), error=run["error"] or "",
-                        started_at=run["started_at"] or "", finished_at=run["finished_at"] or "")
+                        recent=recent[:RECENT_FAILURES], resources=dict(res), error=run["error"] or "",
+                        started_at=run["started_at"] or "", finished_at=run["finished_at"] or "",
+                        awaiting=len(waiting), selfcheck_done=int(res["selfcheck"] or 0))
+
+
+def awaiting_rows(store: Store, run_id: str) -> list[dict]:
+    """Candidates whose latest attempt failed and that have no outcome yet: the engine runs them again
+    (reruns of failures, timeouts re-checked alone) before it decides. They are failures a reader must
+    see while the run is live, marked as not yet decided."""
+    return [dict(r) for r in store.query(
+        "SELECT e.task_id, e.candidate_index, t.slice, 'awaiting' AS outcome, e.failure_class, e.detail, "
+        "'' AS reason, e.exec_id FROM (SELECT x.task_id, x.candidate_index, MAX(x.exec_id) AS last "
+        "FROM executions x LEFT JOIN outcomes o ON o.run_id = x.run_id AND o.task_id = x.task_id "
+        "AND o.candidate_index = x.candidate_index WHERE x.run_id = ? AND x.candidate_index >= 0 "
+        "AND o.run_id IS NULL GROUP BY x.task_id, x.candidate_index) l "
+        "JOIN executions e ON e.exec_id = l.last JOIN tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id "
+        "WHERE e.status != 'ok' OR e.protected_status != 'passed'", [run_id])]
 
 
 # ------------------------------------------------------------------------------ failures and candidates

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from rich import box
 from rich.table import Table
 from rich.text import Text
+
+from .report_layout import ByWidth, table
 
 
 def _pct(x: Any) -> str:
@@ -14,10 +15,12 @@ def _pct(x: Any) -> str:
 
 
 def _table(title: str, *columns: str) -> Table:
-    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
-    for col in columns:
-        table.add_column(col, overflow="fold")
-    return table
+    """Figures whole, words wrapped between words (report_layout.table)."""
+    return table(title, *columns, numeric=FIGURES)
+
+
+FIGURES = {"candidates", "n", "≥ low", "≥ medium", "high", "passing", "cand", "line", "passed", "with events",
+           "rate", "depth", "tasks", "pass rate", "fitted", ""}
 
 
 def _rates(group: Mapping) -> list[str]:
@@ -31,15 +34,20 @@ def security_parts(report: Mapping) -> list:
     if not sec or not sec.get("scanned"):
         return [Text(f"Security scan: {(sec or {}).get('reason', 'not in the record')}", style="yellow")]
     scanners = ", ".join(f"{k} {v}" for k, v in sorted(sec["scanners"].items()))
-    rates = _table(f"Security findings ({scanners}; {sec['distinct_programs']} distinct programs, "
-                   f"{sec['unparsed']} unparsed): candidates with a finding at or above",
-                   "slice", "model", "candidates", "n", "≥ low", "≥ medium", "high")
-    for which in ("passing", "failing"):
-        rates.add_row("all", "", which, *_rates(sec["overall"][which]),
-                      style="bold" if which == "passing" else "")
-    for g in sec["groups"]:
+    title = (f"Security findings ({scanners}; {sec['distinct_programs']} distinct programs, "
+             f"{sec['unparsed']} unparsed): candidates with a finding at or above")
+
+    def build(with_model: bool) -> Table:
+        rates = _table(title, "slice", *(("model",) if with_model else ()), "candidates", "n", "≥ low", "≥ medium",
+                       "high")
         for which in ("passing", "failing"):
-            rates.add_row(g["slice"], g["model"], which, *_rates(g[which]))
+            rates.add_row("all", *(("",) if with_model else ()), which, *_rates(sec["overall"][which]),
+                          style="bold" if which == "passing" else "")
+        for g in sec["groups"]:
+            for which in ("passing", "failing"):
+                rates.add_row(g["slice"], *((g["model"],) if with_model else ()), which, *_rates(g[which]))
+        return rates
+    rates = ByWidth(lambda: build(True), lambda: build(False))
     parts: list = [rates]
     if sec["top_rules"]:
         rules = _table("Top security rules", "rule", "name", "severity", "scanner", "candidates", "passing")
@@ -83,10 +91,14 @@ def tamper_parts(report: Mapping) -> list:
     tam = report.get("tamper")
     if not tam or not tam.get("recorded"):
         return []
-    table = _table(f"Tamper tripwires (telemetry): {tam['with_events']} of {tam['candidates']} candidates",
-                   "slice", "model", "candidates", "with events", "rate")
-    for g in tam["groups"]:
-        table.add_row(g["slice"], g["model"], str(g["candidates"]), str(g["with_events"]), _pct(g["rate"]))
+    def build(with_model: bool) -> Table:
+        out = _table(f"Tamper tripwires (telemetry): {tam['with_events']} of {tam['candidates']} candidates",
+                     "slice", *(("model",) if with_model else ()), "candidates", "with events", "rate")
+        for g in tam["groups"]:
+            out.add_row(g["slice"], *((g["model"],) if with_model else ()), str(g["candidates"]),
+                        str(g["with_events"]), _pct(g["rate"]))
+        return out
+    table = ByWidth(lambda: build(True), lambda: build(False))
     parts: list = [table]
     if tam["kinds"]:
         kinds = _table("Tripwires by kind", "tripwire", "candidates")

@@ -30,6 +30,11 @@ class BoundaryStep:
     consequence: str               # what relaxing it means for the evidence, in a sentence
     applicable: tuple[str, ...]    # settings this engine can run (secure default first)
     note: str = ""                 # why other settings are not offered
+    short: str = ""                # the step list's title when the page's is too long for 80 columns
+
+    @property
+    def step_title(self) -> str:
+        return self.short or self.title
 
 
 BOUNDARY_STEPS: tuple[BoundaryStep, ...] = (
@@ -60,7 +65,7 @@ BOUNDARY_STEPS: tuple[BoundaryStep, ...] = (
     BoundaryStep("holdout", "Holdout cleanliness",
                  "Tasks come from a clean holdout, checked for contamination against a corpus.",
                  "Public benchmarks are exposed: memorised answers can inflate the score.",
-                 ("clean-required", "public-only")),
+                 ("clean-required", "public-only"), short="Holdout"),
 )
 
 

@@ -35,5 +35,7 @@ def _compare(args) -> int:
             sys.stdout.write(text)
             return 0
     from passgate.tui.report_render import print_comparison  # rich lives outside core
-    print_comparison(comp)
+
+    from ..text import rich_console
+    print_comparison(comp, rich_console())
     return 0

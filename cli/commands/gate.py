@@ -26,11 +26,13 @@ def _run(args) -> int:
     from passgate.core.gate import evaluate
     from passgate.core.gate.render import render
     from passgate.core.record.store import Store, default_db_path
+
+    from ..text import terminal_width
     store = Store(args.db or default_db_path(), create=False)
     v = evaluate(store, args.run, policy=args.policy, baseline=args.baseline, corpus=args.corpus)
     if args.json:
         json.dump(v.as_dict(), sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render(v))
+        sys.stdout.write(render(v, terminal_width()))
     return v.exit_code

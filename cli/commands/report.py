@@ -116,5 +116,7 @@ def _report(args) -> int:
         sys.stdout.write(text)
     if not printed:
         from passgate.tui.report_render import print_report  # rich lives outside core
-        print_report(report, tasks=args.tasks)
+
+        from ..text import rich_console
+        print_report(report, rich_console(), tasks=args.tasks)
     return 0

@@ -18,10 +18,12 @@ def register(sub) -> None:
 def _run(args) -> int:
     from passgate.core.record.store import Store, default_db_path
     from passgate.core.run.rerun import rerun_task
+
+    from ..text import wrap
     store = Store(args.db or default_db_path(), create=False)
     rows = rerun_task(store, args.run, args.task, candidate_index=args.candidate)
     for r in rows:
         verdict = "passed" if r["protected_status"] == "passed" else (r["failure_class"] or r["status"])
-        print(f"{r['task_id']} #{r['candidate_index']} attempt {r['attempt']}: {verdict}"
-              f"{(' — ' + r['detail'][:120]) if r.get('detail') else ''}")
+        print(wrap(f"{r['task_id']} #{r['candidate_index']} attempt {r['attempt']}: {verdict}"
+                   f"{(' — ' + r['detail'].strip().splitlines()[0]) if (r.get('detail') or '').strip() else ''}", "", "    "))
     return 0

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import time
+from pathlib import Path
 
 from passgate.core.errors import BoundaryOpen
+
+from ..text import terminal_width, wrap
 
 
 def register(sub) -> None:
@@ -21,7 +25,10 @@ def register(sub) -> None:
 
 
 class _Printer:
-    """Plain progress lines: a status line every few seconds and each phase change."""
+    """Plain progress lines: a status line every few seconds and each phase change.
+
+    While timeouts are re-checked alone the line says how many are left and gives no ETA (the rate
+    of the whole run says nothing about a few long re-runs)."""
 
     def __init__(self, quiet: bool):
         self.quiet, self.phase, self.last = quiet, None, 0.0
@@ -32,30 +39,65 @@ class _Printer:
         now = time.monotonic()
         if p.phase != self.phase or now - self.last > 3 or p.phase == "finished":
             self.phase, self.last = p.phase, now
-            counts = " ".join(f"{k}={v}" for k, v in sorted(p.counts.items()))
-            eta = f" eta {p.eta_s:.0f}s" if p.eta_s else ""
-            total = f" {p.done}/{p.total}" if p.total else ""
-            rate = f" {p.rate:.1f}/s" if p.rate else ""
-            print(f"[{p.phase}]{total}{rate}{eta} {p.message} {counts}".rstrip(), file=sys.stderr, flush=True)
+            print(wrap(progress_line(p), "", "    ", width=terminal_width()), file=sys.stderr, flush=True)
+
+
+def progress_line(p) -> str:
+    """The phase, decided/total, rate and ETA, and the decided outcomes; candidates that failed an attempt
+    and wait for their reruns are counted apart (they are neither passed nor failed yet)."""
+    counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(p.counts.items()))
+    awaiting = getattr(p, "awaiting", 0)
+    if awaiting and p.phase != "recheck":
+        counts += f"{'; ' if counts else ''}{awaiting} failed an attempt, waiting for a rerun"
+    total = f" {p.done}/{p.total}" if p.total else ""
+    if p.phase == "recheck":
+        left = p.total - p.done
+        return (f"[recheck]{total} re-checking {left} timeout{'s' if left != 1 else ''} alone (no ETA) "
+                f"{counts}").rstrip()
+    eta = f" eta {p.eta_s:.0f}s" if p.eta_s else ""
+    rate = f" {p.rate:.1f}/s" if p.rate else ""
+    return f"[{p.phase}]{total}{rate}{eta} {p.message} {counts}".rstrip()
 
 
 def _run(args) -> int:
-    from passgate.core.record.store import Store, default_db_path
+    from passgate.core.record.store import default_db_path
+    db = Path(args.db or default_db_path())
+    if not args.manifest and not args.resume:
+        print("passgate run: give a MANIFEST or --resume RUN", file=sys.stderr)
+        return 2
+    with _record_file(db) as store:
+        return _execute(args, store)
+
+
+@contextlib.contextmanager
+def _record_file(db: Path):
+    """The record to run in; a file this command created is removed again when no run was recorded in it
+    (`passgate run nope.yaml` must not leave an empty passgate.db behind)."""
+    from passgate.core.record.store import Store
+    created = not db.exists()
+    store = Store(db)
+    try:
+        yield store
+    finally:
+        empty = created and not store.runs()
+        store.close()
+        if empty:
+            for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}-journal")):
+                path.unlink(missing_ok=True)
+
+
+def _execute(args, store) -> int:
     from passgate.core.run.engine import make_runner, resume_run, start_run
-    store = Store(args.db or default_db_path())
     printer = _Printer(args.quiet)
     runner_factory = functools.partial(make_runner, ray_address=args.ray)
     try:
         if args.resume:
             run_id = resume_run(store, args.resume, progress=printer, runner_factory=runner_factory)
-        elif args.manifest:
+        else:
             run_id = start_run(store, args.manifest, progress=printer, operator=args.operator,
                                runner_factory=runner_factory)
-        else:
-            print("passgate run: give a MANIFEST or --resume RUN", file=sys.stderr)
-            return 2
     except BoundaryOpen as exc:
-        print(f"passgate: run refused: {exc.message}", file=sys.stderr)
+        print(wrap(f"passgate: run refused: {exc.message}", width=terminal_width()), file=sys.stderr)
         return 1
     run = store.run(run_id)
     print(run_id)

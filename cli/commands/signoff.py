@@ -63,16 +63,20 @@ def _run(args) -> int:
 
 
 def _list(facts, policy, states) -> None:
+    from passgate.core.record.times import local_time
+
+    from ..text import wrap
     out = sys.stdout
-    out.write(f"run {facts.run_id}  operator {facts.operator or '?'}  policy {policy.name}\n")
+    out.write(wrap(f"run {facts.run_id}  operator {facts.operator or '?'}  policy {policy.name}") + "\n")
     relaxed = [s for s in states.values() if s.relaxed or s.status == "exceeds_policy"]
     if not relaxed:
         out.write("no relaxed boundaries: nothing needs a sign-off\n")
     for s in relaxed:
-        out.write(f"  {s.boundary:<16}{s.key}  [{s.status}]\n")
+        out.write(wrap(f"{s.boundary:<16}{s.key}  [{s.status}]", "  ", " " * 18) + "\n")
         if s.justification:
-            out.write(f"      justification ({s.justified_by}): {s.justification}\n")
+            out.write(wrap(f"justification ({s.justified_by}): {s.justification}", "      ") + "\n")
     if facts.signoffs:
         out.write("sign-offs in the record:\n")
     for r in facts.signoffs:
-        out.write(f"  {r.at}  {r.decision:<9}{r.boundary}  by {r.reviewer}: \"{r.statement}\"\n")
+        out.write(wrap(f"{local_time(r.at)}  {r.decision} {r.boundary} by {r.reviewer}: \"{r.statement}\"",
+                       "  ", "      ") + "\n")

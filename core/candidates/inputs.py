@@ -18,6 +18,7 @@ class Inputs:
     candidates: list[Candidate]
     model_label: str
     notes: list[str] = field(default_factory=list)
+    not_imported: list[dict] = field(default_factory=list)    # samples lines that became no candidate, with why
 
 
 def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_only: bool = False) -> Inputs:
@@ -70,8 +71,9 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
                 raise DriftError(f"prompt-map hash differs ({pm}): manifest pins {spec.prompt_map_sha256}")
     if check_only:
         return Inputs(tasks, [], model_label, notes)
-    candidates = load_candidates(manifest, manifest_path, tasks, notes)
-    return Inputs(tasks, candidates, model_label, notes)
+    not_imported: list[dict] = []
+    candidates = load_candidates(manifest, manifest_path, tasks, notes, not_imported)
+    return Inputs(tasks, candidates, model_label, notes, not_imported)
 
 
 def postprocess_spec(manifest: Manifest) -> PostprocessSpec:
@@ -80,7 +82,9 @@ def postprocess_spec(manifest: Manifest) -> PostprocessSpec:
                            prompt_context=pp.prompt_context)
 
 
-def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes: list[str]) -> list[Candidate]:
+def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes: list[str],
+                    not_imported: list[dict] | None = None) -> list[Candidate]:
+    """The manifest's candidates; every samples line left out goes to `not_imported` (line, reason)."""
     c = manifest.candidates
     by_id = {t.task_id: t for t in tasks}
     if c.source == "reference":
@@ -106,6 +110,8 @@ def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes:
                                 prompt_map=resolve_path(manifest_path, spec.prompt_map))
         for r in result.rejected:
             notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
+        if not_imported is not None:
+            not_imported += [{"file": Path(result.path).name, **r} for r in result.rejected]
         return list(result.candidates)
     return []  # generated candidates arrive during the run
 

@@ -180,9 +180,17 @@ def _execution_md(report: Mapping) -> list[str]:
 def _omissions_md(report: Mapping) -> list[str]:
     om = report["omissions"]
     c = om["counts"]
+    lines = om.get("not_imported") or []
     out = ["## Omissions", "",
-           f"{c['excluded']} excluded, {c['infra_error']} infra_error and {c['pending']} pending candidates are left "
-           f"out of pass@k; {c['tasks_without_counted_candidates']} tasks have no counted candidate.", ""]
+           f"{c['excluded']} excluded, {c['infra_error']} evaluator errors (infra_error) and {c['pending']} pending "
+           f"candidates are left out of pass@k; {c['tasks_without_counted_candidates']} tasks have no counted "
+           f"candidate; {len(lines)} samples-file line{'' if len(lines) == 1 else 's'} became no candidate.", ""]
+    if lines:
+        out += _table(["samples line", "why it is not a candidate"],
+                      [[f"{r.get('file', '')}:{r.get('line')}".lstrip(":"), r.get("reason", "")]
+                       for r in lines[:MARKDOWN_LIST_LIMIT]])
+        if len(lines) > MARKDOWN_LIST_LIMIT:
+            out += [f"… and {len(lines) - MARKDOWN_LIST_LIMIT} more (all listed in the JSON report).", ""]
     for ne in om["not_estimable"]:
         if ne["tasks"]:
             out += [f"- pass@{ne['k']}: {ne['tasks']} tasks not estimable (n < k): "

@@ -54,7 +54,17 @@ def _ratio(num: int, den: int) -> float | None:
 
 
 def _band_words(band: RateBand) -> str:
-    return f"strong <= {_pct(band.strong)}, adequate <= {_pct(band.adequate)}"
+    return f"strong at most {_pct(band.strong)}, adequate at most {_pct(band.adequate)}"
+
+
+def _width_words(band: RateBand) -> str:
+    """Interval widths are in pass@1's own unit (0 to 1), like the width they grade."""
+    return f"strong at most {band.strong:.3f} wide, adequate at most {band.adequate:.3f}"
+
+
+def rerun_words(policy: str, count: int) -> str:
+    """`none`, or `failures, 2 attempts`: the manifest's rerun setting in words."""
+    return "none" if policy in ("none", "") else f"{policy}, {count} attempt{'s' if count != 1 else ''}"
 
 
 def run_completed(f: GateFacts, p: Policy) -> Condition:
@@ -69,10 +79,21 @@ def records_intact(f: GateFacts, p: Policy) -> Condition:
     if not f.chain_findings:
         return Condition("records_intact", "strong", "chain intact", "chain intact",
                          "Every chained record row matches its hash.")
-    first = f.chain_findings[0]
-    return Condition("records_intact", "invalid", f"{first['table']} row {first['rowid']} altered", "chain intact",
-                     f"The record was altered: {first['table']} row {first['rowid']} {first.get('key', {})} "
-                     f"({first['reason']}); run `passgate verify {f.run_id}`.")
+    return Condition("records_intact", "invalid", f"{_where(f.chain_findings[0])} altered", "chain intact",
+                     altered_sentence(f))
+
+
+def altered_sentence(f: GateFacts) -> str:
+    """What an altered record says first: which row, and the command that names every one."""
+    from passgate.core.record.verify import finding_words
+    more = len(f.chain_findings) - 1
+    return (f"The record was altered: {finding_words(f.chain_findings[0])}"
+            + (f" (and {more} more finding{'s' if more != 1 else ''})" if more else "")
+            + f"; nothing in it can be trusted as a measurement; `passgate verify {f.run_id}` names every one.")
+
+
+def _where(finding: dict) -> str:
+    return finding["table"] + (f" row {finding['rowid']}" if finding.get("rowid") is not None else "")
 
 
 def ground_truth_selfcheck(f: GateFacts, p: Policy) -> Condition:
@@ -168,12 +189,13 @@ def protected_tests(f: GateFacts, p: Policy) -> Condition:
 
 def rerun_stability(f: GateFacts, p: Policy) -> Condition:
     need = p.boundaries.rerun_stability.min_attempts
-    measured = f"{f.rerun_policy} x{f.rerun_count}"
+    measured = rerun_words(f.rerun_policy, f.rerun_count)
+    wanted = f"failures or all, at least {need} attempts"
     if f.rerun_policy in ("failures", "all") and f.rerun_count >= 2:
-        return Condition("rerun_stability", "strong", measured, f"failures or all, x{need}",
+        return Condition("rerun_stability", "strong", measured, wanted,
                          f"{'Failing' if f.rerun_policy == 'failures' else 'All'} candidates were run "
                          f"{f.rerun_count} times; disagreeing attempts are counted as flaky, never as passes.")
-    return Condition("rerun_stability", "adequate", measured, f"failures or all, x{need}",
+    return Condition("rerun_stability", "adequate", measured, wanted,
                      "Each candidate was run once: flakiness was not measured.")
 
 
@@ -227,7 +249,7 @@ def sample_size(f: GateFacts, p: Policy) -> Condition:
     band = p.evidence.tasks
     n = f.score.tasks
     level = "invalid" if n == 0 else _count(n, band)
-    return Condition("sample_size", level, f"{n} tasks", f"strong >= {band.strong}, adequate >= {band.adequate}",
+    return Condition("sample_size", level, f"{n} tasks", f"strong at least {band.strong}, adequate at least {band.adequate}",
                      f"{n} tasks have at least one counted candidate." if n else "No candidate was counted.")
 
 
@@ -241,7 +263,7 @@ def interval_width(f: GateFacts, p: Policy) -> Condition:
     s = f.score
     w = s.width
     if w is None or s.pass_at_1 is None:
-        return Condition("interval_width", "weak", "no interval", _band_words(band),
+        return Condition("interval_width", "weak", "no interval", _width_words(band),
                          "No pass@1 interval could be computed.")
     sentence = (f"pass@1 is {s.pass_at_1:.3f} with a {int(round(100 * s.level))}% interval "
                 f"[{s.ci_low:.3f}, {s.ci_high:.3f}] (width {w:.3f}).")
@@ -250,7 +272,7 @@ def interval_width(f: GateFacts, p: Policy) -> Condition:
         # tasks does not, and it is what a sample of this size can support
         w = _wilson_width(s.pass_at_1, s.tasks, s.level)
         sentence += f" The bootstrap collapses at {s.pass_at_1:.0f}; over {s.tasks} tasks the Wilson interval is {w:.3f} wide."
-    return Condition("interval_width", _rate(w, band), f"{w:.3f}", _band_words(band), sentence)
+    return Condition("interval_width", _rate(w, band), f"{w:.3f} wide", _width_words(band), sentence)
 
 
 CHECKS = (run_completed, records_intact, ground_truth_selfcheck, verdict_fidelity, boundary_self_probe, protected_tests,

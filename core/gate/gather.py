@@ -13,6 +13,8 @@ from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.fidelity import fidelity_summary
 from passgate.core.score.security import SEVERITIES, SEVERITY_RANK_SQL
 
+from passgate.core.words import plain
+
 from . import contamination as cm
 from .facts import (
     CanaryFacts,
@@ -43,7 +45,7 @@ def _json(text, default):
 
 def _checks(blob: str | None, source: str) -> tuple[CheckFact, ...]:
     data = _json(blob, {})
-    return tuple(CheckFact(c.get("name", "?"), bool(c.get("ok")), str(c.get("saw", "")), c.get("boundary", "?"), source)
+    return tuple(CheckFact(c.get("name", "?"), bool(c.get("ok")), plain(c.get("saw", "")), c.get("boundary", "?"), source)
                  for c in data.get("checks", []) if isinstance(c, dict))
 
 
@@ -92,7 +94,7 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         if check_contamination else Contamination(notes=("contamination not checked",)),
         security=_security(store, rid, policy.security.severity),
         canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
-        tamper_candidates=_tamper_candidates(store, rid), interval=interval, error=run.get("error") or "")
+        tamper_candidates=_tamper_candidates(store, rid), interval=interval, error=plain(run.get("error") or ""))
 
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:
@@ -161,7 +163,7 @@ def _runtime_used(run: dict, preflight: tuple[CheckFact, ...]) -> str:
     """The container's runtime: the preflight's observation when it disagrees with the request."""
     for c in preflight:
         if c.name == "runtime" and not c.ok:
-            seen = re.match(r"runtime '([^']*)'", c.saw)
+            seen = re.match(r"runtime '?([\w.-]+)", c.saw)
             return seen.group(1) if seen else "unknown"
     return run.get("runtime") or ""
 

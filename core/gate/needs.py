@@ -47,7 +47,7 @@ def release_needs(states: list[BoundaryState], policy: Policy, operator: str, ri
     for c in conditions:
         if evidence_rank(c.level) < evidence_rank(rel.min_evidence):
             needs.append(Need(f"{c.name} at least {rel.min_evidence} (now {c.level}: {c.measured}; "
-                              f"bands {c.threshold})", "evidence", c.name))
+                              f"thresholds: {c.threshold})", "evidence", c.name))
     for a in alerts:
         if a.raised and a.cap != "release":
             needs.append(Need(f"alert {a.name} cleared: {a.sentence}", "alert", a.name))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from passgate.core.record.times import utc_time
+
 from .facts import GateFacts, SignoffFact
 from .policy import Policy
 from .vocab import BOUNDARIES, BOUNDARY_LABELS, RISK, SECURE_DEFAULT, SETTINGS, rank
@@ -91,12 +93,12 @@ def _state(b: str, facts: GateFacts, policy: Policy, declared) -> BoundaryState:
         status, sentence = "unjustified", f"{_relaxed_words(b, effective, terms)} carries no justification."
     elif refusal is not None:
         status = "refused"
-        sentence = (f"{_relaxed_words(b, effective, terms)} was refused by {refusal.reviewer} at {refusal.at}: "
+        sentence = (f"{_relaxed_words(b, effective, terms)} was refused by {refusal.reviewer} at {utc_time(refusal.at)}: "
                     f"\"{refusal.statement}\".")
     elif signoff is not None:
         status = "signed"
         sentence = (f"{_relaxed_words(b, effective, terms)} is justified ({by}: \"{justification}\") and signed off by "
-                    f"{signoff.reviewer} at {signoff.at}: \"{signoff.statement}\".")
+                    f"{signoff.reviewer} at {utc_time(signoff.at)}: \"{signoff.statement}\".")
     else:
         status = "unsigned"
         extra = " (a sign-off by the operator does not count)" if by_operator else ""
@@ -217,7 +219,9 @@ def used_setting(b: str, facts: GateFacts, policy: Policy) -> tuple[str, str]:
     if b == "rerun_stability":
         need = policy.boundaries.rerun_stability.min_attempts if policy.setting(b) == "required" else 2
         ok = facts.rerun_policy in ("failures", "all") and facts.rerun_count >= need
-        saw = f"execution.reruns: {facts.rerun_policy} x{facts.rerun_count} (need failures or all, at least {need})"
+        from .evidence import rerun_words
+        saw = (f"execution.reruns: {rerun_words(facts.rerun_policy, facts.rerun_count)} (needs failures or all, "
+               f"at least {need} attempts)")
         return ("required" if ok else "not-required"), saw
     if b == "holdout":
         if not facts.slices:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .alerts import Alert
-from .evidence import Condition, assess
+from .evidence import Condition, altered_sentence, assess, rerun_words
 from .facts import Contamination, GateFacts, Score
 from .needs import Need, release_needs
 from .policy import Policy
@@ -62,6 +62,8 @@ def verdict(facts: GateFacts, policy: Policy, alerts: tuple[Alert, ...] | list[A
     caps = _caps(facts, policy, states, risk, risk_reasons, evidence, conditions, alerts)
     consequence = max((c for c, _ in caps), key=CONSEQUENCES.index, default="release")
     reasons = [s for c, s in sorted(caps, key=lambda x: -CONSEQUENCES.index(x[0]))]
+    if facts.chain_findings:            # an altered record is the first thing a reader must know
+        reasons.insert(0, altered_sentence(facts))
     if consequence == "release":
         reasons.insert(0, f"Release: every boundary is at the secure default or signed off, risk is {risk} and "
                           f"evidence is {evidence}, within what policy {policy.name} needs for a release.")
@@ -178,8 +180,8 @@ def execution_path(f: GateFacts, states: list[BoundaryState]) -> list[PathStep]:
                f"memory {lim.get('memory_mb', '?')} MB, processes {lim.get('nproc', '?')}, "
                f"output cap {lim.get('output_cap_kb', '?')} KB")
     slices = ", ".join(f"{s.name} ({s.exposure}, {s.tasks} tasks)" for s in f.slices) or "none"
-    tests = (f"protected tests on {f.tasks_with_protected}/{f.tasks} tasks; reruns {f.rerun_policy} "
-             f"x{f.rerun_count}; slices: {slices}")
+    tests = (f"protected tests on {f.tasks_with_protected}/{f.tasks} tasks; reruns "
+             f"{rerun_words(f.rerun_policy, f.rerun_count)}; slices: {slices}")
     chain = "hash chain intact" if not f.chain_findings else \
         f"hash chain ALTERED at {f.chain_findings[0]['table']} row {f.chain_findings[0]['rowid']}"
     steps = [

@@ -27,6 +27,7 @@ CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence"
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
                      "preflight_json", "selfcheck_json", "grading_protocol")
 GENESIS = "0" * 64
+UNSEALED_EVIDENCE = frozenset({"not_imported"})     # evidence rows that record facts, not runs-row fields
 # columns added to chained tables from v4 on: left out of a row's hash while NULL, so rows written
 # before they existed verify unchanged
 LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json", "tamper_json"})
@@ -450,7 +451,7 @@ def _evidence_findings(store: Store, run_id: str) -> list[dict]:
     for row in store.db.query("SELECT kind, body_json FROM evidence WHERE run_id = ? ORDER BY rowid", [run_id]):
         if row["kind"] == "tails":
             tails = json.loads(row["body_json"])
-        else:
+        elif row["kind"] not in UNSEALED_EVIDENCE:
             sealed.update(json.loads(row["body_json"]))
     run = store.db.execute("SELECT * FROM runs WHERE run_id = ?", [run_id]).fetchone()
     if run is None:

@@ -85,6 +85,9 @@ def start_run(store: Store, manifest_path: str | Path, *, progress: ProgressSink
     store.append("candidates", candidate_rows(run_id, inputs.candidates))
     for note in inputs.notes:
         store.event(run_id, "input", note)
+    if inputs.not_imported:             # chained, so the report's exclusions cannot be edited away
+        store.append("evidence", [{"run_id": run_id, "kind": "not_imported", "at": utcnow(),
+                                   "body_json": json.dumps({"lines": inputs.not_imported}, sort_keys=True)}])
     return _execute(store, run_id, manifest, progress, cancel, runner_factory, manifest_path=manifest_path)
 
 

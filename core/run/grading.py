@@ -38,12 +38,14 @@ class GradingSession:
                 self.attempts[(r["task_id"], r["candidate_index"])].append(r)
         self.followers: dict[Key, list[int]] = defaultdict(list)   # representative -> identical programs
         self.deferred: list[Job] = []                               # timeout rechecks, run alone at the end
+        self.awaiting: set[Key] = set()                             # failed an attempt, no outcome yet
         self.counts: dict[str, int] = defaultdict(int)
         self.total = len(self.by_key)
         self.done = 0
         self.t_start = time.monotonic()
         self.started_done = 0
         self.confirms = bool(getattr(runner, "measures_host_cpu", False))   # the runner reports real CPU
+        self.phase = "grade"                # recheck once only timeouts re-run alone are left
 
     # ---- the run --------------------------------------------------------------------
     def run(self) -> None:
@@ -69,6 +71,7 @@ class GradingSession:
             self._finish_generation(feed, generator, failed)
         while self.deferred and not self.ctx.cancel.is_set():
             batch, self.deferred = self.deferred, []
+            self.phase = "recheck"
             self._progress("recheck", message=f"re-running {len(batch)} timeouts alone")
             # alone: one re-check per core the host can give a whole container, nothing else running
             slots = max(1, int(getattr(self.runner, "recheck_slots", 1)))
@@ -112,6 +115,8 @@ class GradingSession:
                 pending.append(self._job(key, "grade"))
             elif isinstance(step, Need):
                 (self.deferred if step.purpose == "timeout_recheck" else pending).append(self._job(key, step.purpose))
+                if step.purpose != "infra_retry":       # the evaluator's failure is not the candidate's
+                    self.awaiting.add(key)
             else:
                 backlog += self._outcome_rows(key, step)     # decided, but killed before the outcome was written
         self._append_outcomes(backlog)
@@ -141,13 +146,16 @@ class GradingSession:
         self.attempts[key].append(row)
         step = decide([Attempt.from_row(r) for r in self.attempts[key]], self.ctx.policy)
         if isinstance(step, Need):
+            if step.purpose != "infra_retry":           # the evaluator's failure is not the candidate's
+                self.awaiting.add(key)
             nxt = self._job(key, step.purpose)
             if step.purpose == "timeout_recheck":
                 self.deferred.append(nxt)
                 return []
             return [nxt]
+        self.awaiting.discard(key)
         self._append_outcomes(self._outcome_rows(key, step))
-        self._progress("grade", last={"task_id": job.task_id, "candidate_index": job.candidate_index,
+        self._progress(self.phase, last={"task_id": job.task_id, "candidate_index": job.candidate_index,
                                       "outcome": step.outcome, "failure_class": step.failure_class,
                                       "detail": row["detail"][:200]})
         return []
@@ -170,7 +178,7 @@ class GradingSession:
         elapsed = time.monotonic() - self.t_start
         rate = (self.done - self.started_done) / elapsed if elapsed > 0 else 0.0
         self.ctx.progress(Progress(run_id=self.ctx.run_id, phase=phase, done=self.done, total=self.total,
-                                   counts=dict(self.counts), rate=rate,
+                                   counts=dict(self.counts), rate=rate, awaiting=len(self.awaiting),
                                    eta_s=(self.total - self.done) / rate if rate > 0 else None, **extra))
 
     # ---- generation -----------------------------------------------------------------

@@ -22,6 +22,15 @@ class Check:
         return asdict(self)
 
 
+def _items(values) -> str:
+    """A list as words: `lo`, `SETUID, SETGID`, or `none`."""
+    return ", ".join(str(v) for v in values) if values else "none"
+
+
+def _yes(value) -> str:
+    return "yes" if value else "no"
+
+
 def _err(entry) -> str:
     if not isinstance(entry, dict):
         return repr(entry)
@@ -34,7 +43,7 @@ def probe_checks(probe: dict, *, canary: str | None, expected_nproc: int, expect
         return [Check("self_probe_ran", False, str(probe.get("error")), "runtime")]
     checks = []
     ifaces = (probe.get("interfaces") or {}).get("value") or []
-    checks.append(Check("only_loopback_interface", set(ifaces) <= {"lo"}, f"interfaces {ifaces}", "network"))
+    checks.append(Check("only_loopback_interface", set(ifaces) <= {"lo"}, f"interfaces: {_items(ifaces)}", "network"))
     for key, label in (("route_public", "route to a public address"), ("route_gateway", "route to the Docker bridge gateway")):
         entry = probe.get(key) or {}
         checks.append(Check(f"no_{key}", not entry.get("ok", True), f"{label}: {_err(entry)}", "network"))
@@ -42,15 +51,15 @@ def probe_checks(probe: dict, *, canary: str | None, expected_nproc: int, expect
     routes = probe.get("resolver_routes") or {}
     open_routes = [ns for ns, r in routes.items() if r.get("ok")]
     checks.append(Check("no_resolver_route", not open_routes,
-                        f"resolvers {resolvers}; reachable: {open_routes or 'none'}", "network"))
+                        f"resolvers: {_items(resolvers)}; reachable: {_items(open_routes)}", "network"))
     sockets = probe.get("docker_socket") or []
-    checks.append(Check("docker_socket_absent", not sockets, f"docker sockets present: {sockets or 'none'}", "mounts"))
+    checks.append(Check("docker_socket_absent", not sockets, f"docker sockets present: {_items(sockets)}", "mounts"))
     shadow = probe.get("shadow_read") or {}
     checks.append(Check("shadow_unreadable", not shadow.get("ok", False), f"/etc/shadow: {_err(shadow)}", "filesystem"))
     writes = probe.get("writes") or {}
     written = [d for d, r in writes.items() if r.get("ok")]
     checks.append(Check("system_paths_read_only", bool(writes) and not written,
-                        f"writable: {written or 'none'} of {sorted(writes)}", "filesystem"))
+                        f"writable: {_items(written)} of {_items(sorted(writes))}", "filesystem"))
     scratch = probe.get("scratch_write") or {}
     checks.append(Check("scratch_writable", bool(scratch.get("ok")), f"scratch: {_err(scratch)}", "filesystem"))
     uid = probe.get("uid")
@@ -96,23 +105,23 @@ def container_checks(inspect: dict, *, runtime: str, image_digest: str, canary: 
     mounts = inspect.get("Mounts") or []
     env = cfg.get("Env") or []
     checks = [
-        Check("runtime", hc.get("Runtime") == runtime, f"runtime {hc.get('Runtime')!r} (manifest: {runtime!r})", "runtime"),
-        Check("network_none", hc.get("NetworkMode") == "none", f"network mode {hc.get('NetworkMode')!r}", "network"),
+        Check("runtime", hc.get("Runtime") == runtime, f"runtime {hc.get('Runtime')} (the manifest names {runtime})", "runtime"),
+        Check("network_none", hc.get("NetworkMode") == "none", f"network mode {hc.get('NetworkMode')}", "network"),
         Check("no_host_mounts", not mounts and not hc.get("Binds"),
-              f"mounts {[m.get('Source') for m in mounts] or 'none'}", "mounts"),
-        Check("read_only_root", bool(hc.get("ReadonlyRootfs")), f"ReadonlyRootfs={hc.get('ReadonlyRootfs')}", "filesystem"),
+              f"mounts: {_items([m.get('Source') for m in mounts])}", "mounts"),
+        Check("read_only_root", bool(hc.get("ReadonlyRootfs")), f"read-only root filesystem: {_yes(hc.get('ReadonlyRootfs'))}", "filesystem"),
         Check("capabilities_dropped", "ALL" in (hc.get("CapDrop") or []) and
               set(hc.get("CapAdd") or []) <= {"SETUID", "SETGID", "KILL", "CAP_SETUID", "CAP_SETGID", "CAP_KILL"},
-              f"drop {hc.get('CapDrop')} add {hc.get('CapAdd')}", "credentials"),
+              f"capabilities dropped: {_items(hc.get('CapDrop'))}; added: {_items(hc.get('CapAdd'))}", "credentials"),
         Check("no_new_privileges", any("no-new-privileges" in s for s in (hc.get("SecurityOpt") or [])),
-              f"security options {hc.get('SecurityOpt')}", "credentials"),
-        Check("not_privileged", not hc.get("Privileged"), f"Privileged={hc.get('Privileged')}", "credentials"),
+              f"security options: {_items(hc.get('SecurityOpt'))}", "credentials"),
+        Check("not_privileged", not hc.get("Privileged"), f"privileged: {_yes(hc.get('Privileged'))}", "credentials"),
         Check("image_pinned", inspect.get("Image") == image_digest,
               f"container image {inspect.get('Image')} (pinned {image_digest})", "image"),
         Check("memory_limited", bool(hc.get("Memory")), f"memory {hc.get('Memory')} bytes", "memory"),
         Check("pids_limited", bool(hc.get("PidsLimit")), f"pids limit {hc.get('PidsLimit')}", "processes"),
         Check("environment_scrubbed", {e.split("=", 1)[0] for e in env} <= ALLOWED_ENV,
-              f"environment keys {sorted(e.split('=', 1)[0] for e in env)} (allowed: {sorted(ALLOWED_ENV)})",
+              f"environment keys: {_items(sorted(e.split('=', 1)[0] for e in env))} (allowed: {_items(sorted(ALLOWED_ENV))})",
               "credentials"),
     ]
     if canary is not None:

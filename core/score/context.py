@@ -4,6 +4,7 @@ candidates, and every omission with its reason. Pure functions of the record."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -218,6 +219,30 @@ def omissions_section(recs: RunRecords, ks: Sequence[int]) -> dict:
     return {"candidates": candidates, "tasks": tasks, "not_estimable": not_estimable,
             "counts": {"excluded": int(recs["excluded"].sum()), "infra_error": int(recs["infra_error"].sum()),
                        "pending": len(recs.pending), "tasks_without_counted_candidates": len(tasks)}}
+
+
+_LEGACY_NOTE = re.compile(r"^samples line (\d+): not imported: (.*)$")
+
+
+def not_imported_lines(store, run_id: str) -> list[dict]:
+    """Samples-file lines that became no candidate (not JSON, an unknown task, ...), each with its reason:
+    from the run's chained evidence, or from the import notes of a record written before it had one."""
+    lines: list[dict] = []
+    for row in store.query("SELECT body_json FROM evidence WHERE run_id = ? AND kind = 'not_imported' "
+                           "ORDER BY rowid", [run_id]):
+        lines += (parse_json(row["body_json"]) or {}).get("lines") or []
+    if lines or "events" not in store.db.table_names():
+        return lines
+    for row in store.query("SELECT message FROM events WHERE run_id = ? AND kind = 'input' ORDER BY rowid", [run_id]):
+        found = _LEGACY_NOTE.match(row["message"] or "")
+        if found:
+            lines.append({"line": int(found.group(1)), "reason": found.group(2)})
+    return lines
+
+
+def with_not_imported(omissions: dict, lines: list[dict]) -> dict:
+    """The omissions with the samples lines that never became candidates, and their count."""
+    return {**omissions, "not_imported": lines, "counts": {**omissions["counts"], "not_imported": len(lines)}}
 
 
 def _default_reason(outcome: str) -> str:

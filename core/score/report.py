@@ -25,9 +25,11 @@ from .context import (
     counts_section,
     execution_section,
     flaky_section,
+    not_imported_lines,
     omissions_section,
     parse_json,
     run_section,
+    with_not_imported,
 )
 from .data import RecordsJob, Rescore, RunRecords
 from .fidelity import fidelity_summary
@@ -118,7 +120,8 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "execution": execution_section(recs),
             "cost": cost_section(recs),
             "flaky": flaky_section(recs),
-            "omissions": omissions_section(recs, config.k),
+            "omissions": with_not_imported(omissions_section(recs, config.k),
+                                           not_imported_lines(store, run["run_id"])),
             "probe": parse_json(run.get("probe_json")),
             "preflight": parse_json(run.get("preflight_json")),
             "selfcheck": parse_json(run.get("selfcheck_json")),

@@ -31,8 +31,8 @@ def security_section(store, run: Mapping) -> dict:
     head = store.db.execute("SELECT COUNT(*), COUNT(DISTINCT program_sha256), SUM(parsed = 0) FROM scans "
                             "WHERE run_id = ?", [rid]).fetchone()
     if not head[0]:
-        return {"scanned": False, "reason": "no candidate of this run was scanned (scoring.security.scan "
-                                            "off, or the run stopped before the scan)"}
+        return {"scanned": False, "reason": "no candidate of this run was scanned (the manifest did not ask "
+                                            "for a security scan, or the run stopped before it)"}
     rows = store.query(f"SELECT t.slice, {_GROUP_SQL} AS grp, {SEVERITY_RANK_SQL} AS sev_rank, COUNT(*) AS n "
                        "FROM scans s "
                        "JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "

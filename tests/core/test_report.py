@@ -71,7 +71,7 @@ def test_every_exclusion_is_listed_with_its_reason(report):
     assert report["omissions"]["tasks"] == [{"task_id": "H/3", "reason": "none of 1 candidates counted: "
                                              "1 excluded, 0 infra_error, 0 without outcome"}]
     assert report["omissions"]["counts"] == {"excluded": 2, "infra_error": 1, "pending": 1,
-                                             "tasks_without_counted_candidates": 1}
+                                             "tasks_without_counted_candidates": 1, "not_imported": 0}
     assert report["counts"] == {"tasks": 6, "candidates": 22, "outcomes": 21, "counted": 18, "passed": 9,
                                 "flaky": 1, "failed": 8, "infra_error": 1, "excluded": 2, "pending": 1}
 

@@ -9,8 +9,9 @@ from tests.core.gate_kit import record_run
 
 
 def verify(db, run_id, capsys):
+    """Exit code and output, its lines joined (the command wraps to the terminal's width)."""
     code = main(["--db", str(db), "verify", run_id])
-    return code, capsys.readouterr().out
+    return code, " ".join(capsys.readouterr().out.split())
 
 
 def recorded(tmp_path):
@@ -36,7 +37,7 @@ def test_an_outcome_flipped_with_plain_sql_is_named(tmp_path, capsys):
     con.close()
     code, out = verify(db, "r-v", capsys)
     assert code == 1
-    assert "ALTERED r-v: outcomes row 6 (task_id P/5, candidate_index 0): row content does not match its hash" in out
+    assert "ALTERED r-v: outcomes row 6 (task P/5, candidate 0): row content does not match its hash" in out
     assert "warning: the append-only trigger outcomes_no_update is missing" in out
 
 
@@ -48,7 +49,7 @@ def test_the_first_altered_row_is_named_not_a_later_one(tmp_path, capsys):
     con.commit()
     con.close()
     code, out = verify(db, "r-v", capsys)
-    assert code == 1 and "executions row 3 (task_id P/2, candidate_index 0, exec_id 3)" in out
+    assert code == 1 and "executions row 3 (task P/2, candidate 0, execution 3)" in out
 
 
 def test_a_deleted_middle_row_breaks_the_link_to_the_next(tmp_path, capsys):
@@ -59,7 +60,7 @@ def test_a_deleted_middle_row_breaks_the_link_to_the_next(tmp_path, capsys):
     con.commit()
     con.close()
     code, out = verify(db, "r-v", capsys)
-    assert code == 1 and "candidates row 3 (task_id P/2, candidate_index 0): prev_hash does not match" in out
+    assert code == 1 and "candidates row 3 (task P/2, candidate 0): prev_hash does not match" in out
 
 
 def test_a_deleted_last_outcome_is_caught_as_missing(tmp_path, capsys):

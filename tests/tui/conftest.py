@@ -38,6 +38,17 @@ def steady_cursor(monkeypatch):
     monkeypatch.setattr(Input, "_on_mount", on_mount)
 
 
+@pytest.fixture(autouse=True)
+def utc_clock(monkeypatch):
+    """Local times on screen read the same on every machine: the tests' local zone is UTC."""
+    import time
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
 @pytest.fixture
 def fixed_db(tmp_path, monkeypatch) -> Path:
     """The fixed record as `fixed.db` in a fresh working directory (paths on screen stay the same)."""

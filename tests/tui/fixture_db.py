@@ -1,8 +1,11 @@
 """A fixed record for snapshot tests: written through the real Store, with no clock and no randomness.
 
-Three runs of one manifest (tests/tui/fixtures/fixed-manifest.yaml, whose policy path is relative:
+Four runs of one manifest (tests/tui/fixtures/fixed-manifest.yaml, whose policy path is relative:
 build and open it with tests/tui/fixtures as the working directory) over 8 tasks in two slices,
-two candidates each: a completed run, an earlier completed baseline, and an interrupted run.
+two candidates each: a completed run (two samples lines that became no candidate), an earlier
+completed baseline, an interrupted run (one candidate failed once and waits for its rerun), and
+the oldest: a copy of the completed run, failures, timeout and unsigned relaxations included,
+whose record was altered afterwards with plain SQL (an outcome flipped to passed).
 The journeys in test_journeys.py use real runs instead; this file exists so screens can be
 snapshotted byte for byte.
 """
@@ -21,6 +24,7 @@ MANIFEST = FIXTURES / "fixed-manifest.yaml"
 RUN = "r20261130-090000-aaaaaa"
 BASELINE = "r20261129-090000-bbbbbb"
 INTERRUPTED = "r20261130-100000-cccccc"
+ALTERED = "r20261128-090000-dddddd"
 MANIFEST_ID = parse_manifest(MANIFEST.read_text()).manifest_id
 DIGEST = "sha256:fe62768e74a2c542061a3d60ab1e20907166a4b127d0b6ee0be147153ee5447f"
 
@@ -81,10 +85,44 @@ def build(path: str | Path) -> Path:
     store.append("signoffs", [{"run_id": RUN, "manifest_id": manifest.manifest_id, "boundary": "holdout=public-only",
                                "reviewer": "sec-reviewer", "decision": "approved",
                                "statement": "public regression check; no release claim", "at": "2026-11-30T09:30:00"}])
+    store.append("evidence", [{"run_id": RUN, "kind": "not_imported", "at": "2026-11-30T09:00:00",
+                                "body_json": json.dumps({"lines": NOT_IMPORTED}, sort_keys=True)}])
     _run(store, manifest.manifest_id, INTERRUPTED, "2026-11-30T10:00:00.000+00:00", "interrupted", RUN_OUTCOMES,
          decided=9)
+    store.append("executions", [_awaiting_rerun()])
+    _run(store, manifest.manifest_id, ALTERED, "2026-11-28T09:00:00.000+00:00", "completed", RUN_OUTCOMES)
     store.close()
+    alter(path)
     return path
+
+
+NOT_IMPORTED = [{"file": "samples.jsonl", "line": 17, "reason": "not valid JSON (Expecting value, column 1)"},
+                {"file": "samples.jsonl", "line": 18, "reason": "task HumanEval/99 is not in the task set",
+                 "task_id": "HumanEval/99"}]
+
+
+def _awaiting_rerun() -> dict:
+    """The interrupted run's next candidate failed its first attempt; the run stopped before its rerun."""
+    return {"run_id": INTERRUPTED, "task_id": "11", "candidate_index": 0, "attempt": 1, "purpose": "grade",
+            "program_sha256": hashlib.sha256(program("remove_Occ", 0).encode()).hexdigest(), "status": "ok",
+            "public_status": "passed", "protected_status": "failed", "failure_class": "runtime_error",
+            "detail": "IndexError: string index out of range", "exit_reason": "exit 1", "cpu_s": 0.06,
+            "wall_s": 0.3, "peak_rss_kb": 9500, "out_bytes": 0, "stdout": "", "stderr": "", "violations_json": "[]",
+            "runtime": "runsc", "image_digest": DIGEST, "node": "fixture-node", "container_id": "c0ffee050",
+            "started_at": "2026-11-30T10:00:00.000+00:00", "finished_at": "2026-11-30T10:00:00.000+00:00"}
+
+
+def alter(path: Path) -> None:
+    """Flip one recorded failure of ALTERED to a pass with plain SQL, around the append-only trigger."""
+    import sqlite3
+    con = sqlite3.connect(path)
+    (trigger,) = con.execute("SELECT sql FROM sqlite_master WHERE name = 'outcomes_no_update'").fetchone()
+    con.execute("DROP TRIGGER outcomes_no_update")
+    con.execute("UPDATE outcomes SET outcome = 'passed', failure_class = NULL, protected_passed = 1 "
+                "WHERE run_id = ? AND task_id = 'HumanEval/1' AND candidate_index = 0", [ALTERED])
+    con.execute(trigger)
+    con.commit()
+    con.close()
 
 
 def _run(store: Store, manifest_id: str, run_id: str, at: str, status: str, outcomes: dict,

@@ -24,7 +24,7 @@ def test_the_three_journeys_by_keystrokes_in_tmux_at_80x24(tmp_path):
         text = (tmp_path / f"{name}.txt").read_text()
         assert all(len(line) <= 80 for line in text.splitlines()), name
         return text
-    assert "Manifest id m-" in screen("review") and "holdout → public-only" in screen("review")
+    assert "Manifest id m-" in screen("review") and "holdout public-only" in screen("review")
     assert "completed" in screen("live") and "3/3" in screen("live")
     assert "pass@1" in screen("report")
     assert "CANARY" in screen("verdict") or "BLOCKED" in screen("verdict")

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Input, OptionList
 from passgate.core.record.store import Store
 from tests.core import report_kit as kit
 from tests.tui.conftest import screen_text, settle, wait_for
-from tests.tui.fixture_db import BASELINE, INTERRUPTED, RUN
+from tests.tui.fixture_db import ALTERED, BASELINE, INTERRUPTED, RUN
 
 SIZE = (120, 40)
 SMALL = (80, 24)
@@ -26,7 +26,7 @@ EVIDENCE = {"protected": {"line": 3, "source": "assert candidate(2, 3) == [2, 3]
 def add_failures(store: Store) -> None:
     """HumanEval/5 (in every run's tasks) candidates in RUN: #0 a sandbox violation, #1 a wrong answer whose evidence names line and value."""
     from tests.tui.fixture_db import DIGEST
-    for run_id in (RUN, BASELINE, INTERRUPTED):        # the three stay on one task set
+    for run_id in (RUN, BASELINE, INTERRUPTED, ALTERED):        # the four stay on one task set
         store.save_tasks(run_id, [{"task_id": VIOLATION_TASK, "position": 8, "slice": "humaneval",
                                    "set_id": "humaneval", "prompt": "def strlen(s):\n", "entry_point": "strlen",
                                    "public_tests": "", "cpu_limit_s": 3.0,
@@ -211,7 +211,7 @@ async def test_the_verdict_lists_what_a_release_needs_with_keys_not_commands(fix
         assert "To release, you need:" in text and "b, then s on rerun_stability" in text
         assert "passgate signoff" not in text
         # why the boundary counts as relaxed, not only that it does
-        assert "rerun_stability is not-required: execution.reruns: none x2 (need failures or all, at least 2)" in text
+        assert "rerun_stability is not-required: execution.reruns: none (needs failures or all, at least 2 attempts)" in text
 
 
 def test_contamination_findings_are_listed_not_only_counted(fixed_db):
@@ -349,13 +349,16 @@ async def test_cancelling_a_run_asks_first(fixed_app):
 
 
 # ---- 6. 80x24 ------------------------------------------------------------------------------------
-async def test_the_runs_list_at_80_columns_keeps_pass_at_1_verdict_and_decided(fixed_app):
+async def test_the_runs_list_at_80_columns_keeps_pass_at_1_verdict_operator_and_decided(fixed_app):
     async with fixed_app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         text = screen_text(fixed_app)
-        for heading in ("pass@1", "verdict", "decided"):
+        for heading in ("pass@1", "verdict", "operator"):
             assert heading in text
-        assert "0.625" in text and "16/16" in text
+        assert "0.625" in text and "9/16 decided" in text       # the highlighted run's line under the list
+        select_run(fixed_app, RUN)
+        await pilot.pause()
+        assert "16/16 decided" in screen_text(fixed_app)
 
 
 async def test_the_failures_screen_at_80_columns_gives_the_candidate_the_width(fixed_app):

@@ -76,8 +76,9 @@ async def test_release_engineer_builds_launches_watches_and_reads_the_verdict(tm
         wizard.query_one("#policy").value = "public-benchmark"
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: wizard.frozen is not None, 60, "the manifest to freeze")
+        await wait_for(pilot, lambda: "holdout public-only" in screen_text(app), 60, "what the gate will decide")
         text = screen_text(app)
-        assert f"Manifest id {wizard.frozen.manifest_id}" in text and "holdout → public-only" in text
+        assert f"Manifest id {wizard.frozen.manifest_id}" in text and "needs a sign-off by a second person" in text
         assert "sha256: " in text                                           # pins in the frozen YAML
         await pilot.press("ctrl+l")
         await pilot.pause()
@@ -125,7 +126,7 @@ async def test_security_reviewer_signs_off_a_relaxation(record_copy, tmp_path):
         assert "HumanEval is public: a regression check" in screen_text(app)   # the justification
         await pilot.press("s")
         await pilot.pause()
-        assert "Approves exactly: holdout=public-only" in screen_text(app)
+        assert "Your approval covers exactly: holdout=public-only" in screen_text(app)
         app.screen.query_one("#statement", Input).value = "public benchmark, no release claim; checked"
         await pilot.click("#record")
         await settle(pilot)
@@ -220,6 +221,8 @@ async def test_release_engineer_opens_a_written_manifest_and_reviews_it_frozen(t
         await wait_for(pilot, lambda: getattr(wizard, "frozen", None) is not None, 60, "the manifest to freeze")
         text = screen_text(app)
         assert f"Manifest id {wizard.frozen.manifest_id}" in text and "written.frozen.yaml" in text
-        assert (tmp_path / "written.frozen.yaml").read_text().startswith("# frozen by passgate")
+        # the frozen copy goes to the console's working folder (here the same as the file's), in manifests/
+        assert (tmp_path / "manifests" / "written.frozen.yaml").read_text().startswith("# frozen by passgate")
+        assert not (tmp_path / "written.frozen.yaml").exists()
         assert written.read_text() == realrun.manifest_text(tmp_path / "samples.jsonl", name="written")  # untouched
         assert not app.screen.query_one("#launch").disabled

@@ -19,7 +19,7 @@ SIZE = (120, 40)
 
 
 async def test_runs_list_shows_status_model_manifest_pass_at_1_and_verdict(fixed_app):
-    async with fixed_app.run_test(size=SIZE) as pilot:
+    async with fixed_app.run_test(size=(150, 40)) as pilot:       # every column: the manifest id is last
         await settle(pilot)
         text = screen_text(fixed_app)
         for run_id in (RUN, BASELINE, INTERRUPTED):
@@ -39,14 +39,14 @@ async def test_search_and_status_filter_narrow_the_runs_list(fixed_app):
         fixed_app.screen.query_one("#search", Input).value = ""
         fixed_app.screen.query_one("#status").value = "completed"
         await pilot.pause()
-        assert table.row_count == 2 and "2 of 3 runs" in screen_text(fixed_app)
+        assert table.row_count == 3 and "3 of 4 runs" in screen_text(fixed_app)
 
 
 async def test_inspector_lists_failures_by_class_and_opens_a_candidate_with_every_attempt(fixed_app):
     async with fixed_app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("down", "i")                    # the completed run
-        classes = ("wrong_answer", "timeout", "runtime_error", "infra_error", "excluded", "flaky")
+        classes = ("wrong_answer", "timeout", "runtime_error", "evaluator error", "excluded", "flaky")
         # the list fills in from a thread worker; on a busy machine that can take more than a few frames
         await wait_for(pilot, lambda: all(c in screen_text(fixed_app) for c in classes),
                        timeout=30, what=f"every class on the failures screen: {classes}")
@@ -74,7 +74,7 @@ async def test_infra_failures_are_listed_apart_from_model_failures(fixed_app):
         await settle(pilot)
         rows = fixed_app.screen.query_one("#failures", DataTable)
         outcomes = {str(rows.get_row_at(i)[2]) for i in range(rows.row_count)}
-        assert outcomes == {"infra_error", "excluded"}
+        assert outcomes == {"evaluator error", "excluded"}       # infra_error, in words
 
 
 async def test_verdict_screen_states_consequence_risk_evidence_and_reasons(fixed_app):
@@ -221,7 +221,7 @@ async def test_live_screen_follows_a_run_through_the_record(fixed_app):
         text = screen_text(fixed_app)
         assert "humaneval" in text and "mbpp" in text and "9/16" in text
         assert "wrong_answer" in text and "Recent failures" in text
-        assert "sandbox:" in text and "peak RSS" in text
+        assert "sandbox:" in text and "peak memory" in text
 
 
 async def test_help_theme_and_command_palette(fixed_app):

@@ -145,3 +145,28 @@ def test_rerun_confirmation(snap_compare, fixed_app, size):
         await pilot.press("x")
         await pilot.pause()
     assert snap_compare(fixed_app, terminal_size=size, run_before=run_before)
+
+
+# ---- a run with failures, a timeout, relaxations waiting for sign-off, and an altered record, at 80x24 ----
+ALTERED_SCREENS = {            # key pressed on the altered run in the runs list, then what to do there
+    "runs": (), "report": ("enter",), "verdict": ("v",), "failures": ("i",), "boundaries": ("b",),
+    "live": ("l",), "compare": ("c", "down", "down", "enter"), "signoff": ("b", "s"), "verify": ("ctrl+p", *"verify", "enter"),
+}
+
+
+@pytest.mark.parametrize("screen", list(ALTERED_SCREENS))
+def test_altered_run(snap_compare, fixed_app, screen):
+    from tests.tui.fixture_db import ALTERED
+
+    async def run_before(pilot):
+        await settle(pilot)
+        table = pilot.app.screen.query_one("#runs", DataTable)
+        table.move_cursor(row=table.get_row_index(ALTERED))
+        await settle(pilot)
+        for key in ALTERED_SCREENS[screen]:
+            await pilot.press(key)
+            await settle(pilot, rounds=2)
+        if screen == "signoff":
+            pilot.app.screen.query_one("#decision").focus()     # not an input: no cursor in the picture
+        await settle(pilot)
+    assert snap_compare(fixed_app, terminal_size=(80, 24), run_before=run_before)

@@ -39,7 +39,7 @@ def test_the_terminal_report_of_a_recorded_run_reads_at(width, tmp_path):
     kit.standard_run(store)
     text = terminal_report(build_report(store, "run-kit"), width)
     assert_readable(text, width)
-    assert "only_loopback_interface" in text and "calibrate yes, factor 4.0, floor_s 1.0" in text
+    assert "only_loopback_interface" in text and "calibrate yes, factor 4.0, floor (s) 1.0" in text
 
 
 def test_the_histogram_has_no_bin_narrower_than_the_cpu_clock():

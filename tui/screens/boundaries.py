@@ -21,12 +21,24 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from passgate.core.errors import PassgateError
 
+from passgate.core.record.times import local_time
+
 from ..optional import optional
 from ..styles import STATUS_STYLE
 from ..words import for_console
 from .base import RecordScreen
 
 SIGNABLE = ("unsigned", "signed", "refused")
+REVIEW_FIRST = ("unsigned", "refused", "unjustified", "exceeds_policy", "unverified")
+
+
+def first_to_review(states) -> str:
+    """The boundary a reviewer came for: the first waiting for a decision, else the first relaxed one."""
+    for wanted in (lambda s: s.status in REVIEW_FIRST, lambda s: s.relaxed):
+        found = next((s.boundary for s in states if wanted(s)), None)
+        if found:
+            return found
+    return states[0].boundary
 
 
 def boundary_review(store, run_id: str) -> dict:
@@ -61,6 +73,7 @@ class BoundaryScreen(RecordScreen):
         self.run_id = run_id
         self.review: dict | None = None
         self.draft = None              # (the decision being recorded, the dialog's summary)
+        self.chosen: str | None = None  # the boundary under the cursor; it opens on the one waiting for review
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -71,6 +84,7 @@ class BoundaryScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.sub_title = f"boundaries · {self.run_id}"
+        self.check_record()
         table = self.query_one("#boundary-table", DataTable)
         # the status first after the name: at 80 columns a reviewer sees what waits for them
         for label, width in (("boundary", 16), ("status", 14), ("used", 16), ("risk", 8), ("policy", 16),
@@ -95,18 +109,21 @@ class BoundaryScreen(RecordScreen):
             f"{len(relaxed)} relaxed boundar{'y' if len(relaxed) == 1 else 'ies'}; "
             f"{sum(s.status == 'unsigned' for s in states)} waiting for a sign-off")
         table = self.query_one("#boundary-table", DataTable)
-        row = table.cursor_row
+        names = [s.boundary for s in states]
+        keep = self.chosen if self.chosen in names else first_to_review(states)
         table.clear()
         for s in states:
             table.add_row(s.boundary, Text(s.status, style=STATUS_STYLE.get(s.status, "")), s.used or "?",
                           Text(s.risk, style="yellow" if s.relaxed else ""), s.policy, s.secure, s.declared or "—",
                           key=s.boundary)
-        table.move_cursor(row=min(row, len(states) - 1))
+        table.move_cursor(row=names.index(keep))
+        self.chosen = keep
         self._show_detail()
         self.query_one("#evidence-text", Static).update(_evidence(facts))
 
     @on(DataTable.RowHighlighted, "#boundary-table")
-    def _highlighted(self) -> None:
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.chosen = event.row_key.value
         self._show_detail()
 
     def selected(self):
@@ -115,7 +132,7 @@ class BoundaryScreen(RecordScreen):
         table = self.query_one("#boundary-table", DataTable)
         if not table.row_count:
             return None
-        return self.review["states"][table.cursor_row]
+        return next((s for s in self.review["states"] if s.boundary == self.chosen), None)
 
     def _show_detail(self) -> None:
         s = self.selected()
@@ -131,7 +148,7 @@ class BoundaryScreen(RecordScreen):
             lines.append(f"{s.key}\n")
             if s.signoff:
                 lines.append("Latest decision: ", style="bold")
-                lines.append(f"{s.signoff.decision} by {s.signoff.reviewer} at {s.signoff.at}: "
+                lines.append(f"{s.signoff.decision} by {s.signoff.reviewer} at {local_time(s.signoff.at)}: "
                              f"\"{s.signoff.statement}\"\n")
             if s.status in SIGNABLE:
                 lines.append("Press s to approve or refuse this relaxation.\n", style="italic")
@@ -150,7 +167,7 @@ class BoundaryScreen(RecordScreen):
                    "unverified": "the record does not show what the run used"}.get(s.status, s.status)
             self.notify(f"{s.boundary} cannot be signed: {why}.", severity="warning")
             return
-        summary = f"{for_console(s.sentence)}\n\nJustification: {s.justification or '—'}\nApproves exactly: {s.key}"
+        summary = f"{for_console(s.sentence)}\n\nJustification: {s.justification or '—'}"
         self._ask_signoff(s.boundary, summary)
 
     def _ask_signoff(self, boundary: str, summary: str, draft=None, error: str = "") -> None:
@@ -162,8 +179,10 @@ class BoundaryScreen(RecordScreen):
                 self.draft = (d, summary)
                 self.load("signoff", record_signoff, str(self.app.db_path), self.run_id, d.boundary, d.reviewer,
                           d.statement, d.decision == "refuse")
+        key = next((s.key for s in self.review["states"] if s.boundary == boundary), boundary) if self.review \
+            else boundary
         self.app.push_screen(SignoffScreen(boundary, summary, operator or "unknown", reviewer=self.app.operator,
-                                           draft=draft, error=error), decided)
+                                           draft=draft, error=error, key=key), decided)
 
     def failed_signoff(self, error: Exception) -> bool:
         """The record refused the sign-off: the dialog comes back with what was typed and why."""

@@ -61,6 +61,7 @@ class CompareScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.sub_title = f"compare · {self.run_id}"
+        self.check_record()
         if self.other:
             self.load("comparison", compare_runs, self.run_id, self.other)
         else:

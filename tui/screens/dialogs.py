@@ -26,9 +26,11 @@ class ErrorScreen(ModalScreen[None]):
 
     @classmethod
     def from_exception(cls, error: Exception) -> "ErrorScreen":
+        """A title and a sentence: a library's error text (a docker tuple, a Python list) read as words."""
+        from passgate.core.words import plain
         if isinstance(error, PassgateError):
-            return cls(error.title, error.message)
-        return cls(type(error).__name__, str(error) or repr(error))
+            return cls(error.title, plain(error.message))
+        return cls(type(error).__name__, plain(str(error)) or repr(error))
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
@@ -140,12 +142,14 @@ class SignoffScreen(ModalScreen[SignoffDecision | None]):
     The reviewer starts as the console's user only when that is not the run's operator (whose own
     sign-off never counts); a draft the record refuses comes back with what was typed and why."""
 
+    AUTO_FOCUS = "#reviewer"        # not the dialog itself, which scrolls (and so takes the focus) on a short terminal
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, boundary: str, summary: str, operator: str, *, reviewer: str = "",
-                 draft: SignoffDecision | None = None, error: str = ""):
+                 draft: SignoffDecision | None = None, error: str = "", key: str = ""):
         super().__init__()
         self.boundary, self.summary, self.operator = boundary, summary, operator
+        self.key = key or boundary
         self.draft, self.error = draft, error
         same = " ".join(reviewer.split()).casefold() == " ".join(operator.split()).casefold()
         self.reviewer = "" if same else reviewer
@@ -160,6 +164,8 @@ class SignoffScreen(ModalScreen[SignoffDecision | None]):
             with RadioSet(id="decision"):
                 yield RadioButton("approve", id="approve", value=not d or d.decision == "approve")
                 yield RadioButton("refuse", id="refuse", value=bool(d) and d.decision == "refuse")
+            yield Static(self._terms("refuse" if d and d.decision == "refuse" else "approve"), id="signoff-terms",
+                         markup=False)
             yield Label("Statement (why)")
             yield Input(d.statement if d else "", placeholder="what you checked and why you accept or refuse it",
                         id="statement")
@@ -167,6 +173,16 @@ class SignoffScreen(ModalScreen[SignoffDecision | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Record", id="record", variant="primary")
                 yield Button("Cancel", id="cancel")
+
+    def _terms(self, decision: str) -> str:
+        """What the decision records, in the words of that decision (a refusal approves nothing)."""
+        if decision == "refuse":
+            return f"Your refusal covers exactly: {self.key} (the run stays blocked on it)."
+        return f"Your approval covers exactly: {self.key}."
+
+    @on(RadioSet.Changed, "#decision")
+    def _decision_changed(self, event: RadioSet.Changed) -> None:
+        self.query_one("#signoff-terms", Static).update(self._terms(event.pressed.id or "approve"))
 
     @on(Button.Pressed, "#record")
     @on(Input.Submitted, "#statement")
@@ -185,4 +201,29 @@ class SignoffScreen(ModalScreen[SignoffDecision | None]):
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class VerifyScreen(ModalScreen[None]):
+    """What `passgate verify` found for one run: intact, or every altered row in words."""
+
+    BINDINGS = [Binding("escape,enter", "dismiss", "Close")]
+
+    def __init__(self, check):
+        super().__init__()
+        self.check = check
+
+    def compose(self) -> ComposeResult:
+        c = self.check
+        title = f"Record of {c.run_id}: intact" if c.intact else f"Record of {c.run_id}: ALTERED"
+        body = ("Every chained row matches its hash; the manifest matches its id." if c.intact else
+                "\n".join(f"• {p}" for p in c.problems))
+        with Vertical(classes="dialog wide" + ("" if c.intact else " error")):
+            yield Label(title, classes="dialog-title")
+            yield Static(body, id="verify-result", markup=False)
+            yield Static("\n".join(c.notes), classes="note", markup=False)
+            yield Button("Close", id="close", variant="primary" if c.intact else "error")
+
+    @on(Button.Pressed, "#close")
+    def _close(self) -> None:
         self.dismiss(None)

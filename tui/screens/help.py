@@ -11,12 +11,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-ANYWHERE = ("ctrl+p command palette (any run by its id) · f1 this help · z maximise the focused pane · "
-            "ctrl+t light/dark theme · escape back · ctrl+q quit (a running run is cancelled first)")
+ANYWHERE = ("ctrl+p command palette (any run by its id; verify: recompute a run's hash chains) · f1 this help · "
+            "z maximise the focused pane · ctrl+t light/dark theme · escape back · ctrl+q quit (a running run is "
+            "cancelled first)")
 KEYS = (  # screen, keys, headless equivalent
     ("Runs", "n new run · o open manifest · enter report · l live · v verdict · i failures · b boundaries · "
              "c compare · r resume · / search", "passgate run; passgate report"),
-    ("New run", "ctrl+n next step · ctrl+b back a step · ctrl+l launch · escape discard (asks first)",
+    ("New run", "ctrl+n next step · ctrl+b back a step · p at Review: gate the run under the offered policy it "
+                "does better under · ctrl+l launch · escape discard (asks first)",
      "passgate freeze M -o F; passgate run F"),
     ("Live run", "c cancel (asks first; containers removed) · r resume · enter report · v verdict · "
                  "i failures · 1-9 the failures of a class",
@@ -24,9 +26,11 @@ KEYS = (  # screen, keys, headless equivalent
     ("Report", "v verdict · i failures · b boundaries · e export", "passgate report RUN"),
     ("Verdict", "a choose or clear the baseline (runs on the same task set) · b boundaries · e export",
      "passgate gate RUN --baseline B"),
-    ("Failures", "1-9 one class, 0 every class · c code, s tests, o output, a attempts · x rerun candidate, "
-                 "t rerun task (each asks first) · / search", "passgate rerun RUN TASK [--candidate N]"),
-    ("Boundaries", "s sign off (approve or refuse) the selected relaxation", "passgate signoff RUN --boundary B"),
+    ("Failures", "1-9 one class, 0 every class · enter the whole candidate (enter again: the list) · c code, "
+                 "s tests, o output, a attempts · x rerun candidate, t rerun task (each asks first) · / search",
+     "passgate rerun RUN TASK [--candidate N]"),
+    ("Boundaries", "s sign off (approve or refuse) the selected relaxation; it opens on the one waiting",
+     "passgate signoff RUN --boundary B"),
     ("Compare", "a choose the other run", "passgate gate A --baseline B"),
 )
 NOTE = ("A run's record is append-only: a rerun adds attempts and never changes a decided outcome; a sign-off "

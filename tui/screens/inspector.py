@@ -7,9 +7,6 @@ captured output, its resource use and every attempt; `x` reruns it in the pinned
 
 from __future__ import annotations
 
-import json
-
-from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -17,7 +14,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 
+from passgate.core.words import class_words
+
 from .. import records
+from ..candidate_view import attempt_result, code_view, failing_line_numbers, head_text, output_text, tests_view
 from .base import RecordScreen
 
 MAX_ROWS = 2000                # beyond this the list asks for a filter (a run can hold 16,400 candidates)
@@ -41,16 +41,22 @@ def rerun(store, run_id: str, task_id: str, candidate_index: int | None, operato
     return rerun_task(store, run_id, task_id, candidate_index=candidate_index, operator=operator)
 
 
-def class_bar(counts: dict[str, int], chosen: str) -> Text:
-    """The classes with their counts, each behind a number key (0: every class)."""
-    text = Text()
-    for i, (name, n) in enumerate(list(counts.items())[:9], start=1):
-        style = "reverse bold" if name == chosen else ""
-        text.append(f"{i}", style="bold cyan")
-        text.append(f" {name} {n}", style=style)
+def class_bar(counts: dict[str, int], chosen: str, width: int) -> Text:
+    """The classes with their counts, each behind its number key (0: every class), packed into lines
+    of `width` so a class never breaks between its key and its name."""
+    chips = [(str(i), f" {class_words(name)} {n}", name == chosen)
+             for i, (name, n) in enumerate(list(counts.items())[:9], start=1)]
+    chips.append(("0", " every class", not chosen))
+    text, used = Text(), 0
+    for key, label, picked in chips:
+        size = len(key) + len(label) + 2
+        if used and used + size > width:
+            text.append("\n")
+            used = 0
+        text.append(key, style="bold cyan")
+        text.append(label, style="reverse bold" if picked else "")
         text.append("  ")
-    text.append("0", style="bold cyan")
-    text.append(" every class", style="reverse bold" if not chosen else "")
+        used += size
     return text
 
 
@@ -65,6 +71,7 @@ class InspectorScreen(RecordScreen):
         *(Binding(key, f"tab('{tab}')", f"{title} tab", show=False) for key, tab, title in TABS),
         *(Binding(str(i), f"pick_class({i})", f"class {i}", show=False) for i in range(10)),
         Binding("f5", "refresh", "Refresh", show=False),
+        Binding("enter", "whole", "Whole candidate", show=False),
     ]
 
     def __init__(self, run_id: str, *, select: tuple[str, int] | None = None, failure_class: str = ""):
@@ -75,6 +82,7 @@ class InspectorScreen(RecordScreen):
         self.current: tuple[str, int] | None = select
         self.wanted_class = failure_class
         self.rerunning = False
+        self.listed = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -103,6 +111,7 @@ class InspectorScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.sub_title = f"failures · {self.run_id}"
+        self.check_record()
         self.query_one("#failures", DataTable).add_columns(*(label for label, _ in FAILURE_COLUMNS))
         self.query_one("#attempts", DataTable).add_columns(
             "try", "purpose", "result", "class", "public", "protected", "cpu s", "wall s", "RSS MiB", "out B",
@@ -124,8 +133,7 @@ class InspectorScreen(RecordScreen):
     def _set_options(self, selector: str, blank: str, values: list[str], want: str = "") -> None:
         select = self.query_one(selector, Select)
         keep = want or select.value
-        labels = [(f"{v} ({self.counts[v]})" if v in self.counts and selector == "#class-filter" else v, v)
-                  for v in values]
+        labels = [(class_words(v), v) for v in values]        # the class bar beside it has the counts
         with self.prevent(Select.Changed):
             select.set_options([(blank, "")] + labels)
             select.value = keep if keep in values else ""
@@ -150,20 +158,42 @@ class InspectorScreen(RecordScreen):
     def _fill(self) -> None:
         table = self.query_one("#failures", DataTable)
         visible = self._visible()
-        rows = [((r["task_id"], r["candidate_index"], records.class_of(r), r["tries"], _last_line(r)),
+        rows = [((r["task_id"], r["candidate_index"], class_words(records.class_of(r)), r["tries"], _last_line(r)),
                  f"{r['task_id']}|{r['candidate_index']}") for r in visible[:MAX_ROWS]]
         table.clear(columns=True)
-        for i, (label, widest) in enumerate(FAILURE_COLUMNS):
-            width = max([len(label)] + [len(str(cells[i])) for cells, _ in rows])
-            table.add_column(label, width=min(width, widest))
+        widths = [min(max([len(label)] + [len(str(cells[i])) for cells, _ in rows]), widest)
+                  for i, (label, widest) in enumerate(FAILURE_COLUMNS)]
+        room = table.scrollable_content_region.width - sum(w + 2 for w in widths[:-1]) - 4
+        widths[-1] = max(widths[-1], min(room, max([len(cells[-1]) for cells, _ in rows] or [0]))) if room > 0 \
+            else widths[-1]        # the detail takes the room the list has (more when the pane is maximised)
+        for (label, _), width in zip(FAILURE_COLUMNS, widths):
+            table.add_column(label, width=width)
         for cells, key in rows:
             table.add_row(*cells, key=key)
-        more = f" (showing {MAX_ROWS}; filter to narrow)" if len(visible) > MAX_ROWS else ""
-        noun = "candidate" if len(visible) == 1 else "candidates"
-        self.query_one("#failures-count", Static).update(f"{len(visible)} {noun}{more}")
-        self.query_one("#class-bar", Static).update(class_bar(self.counts,
-                                                              self.query_one("#class-filter", Select).value))
+        self.listed = len(visible)
+        bar = self.query_one("#class-bar", Static)
+        bar.update(class_bar(self.counts, self.query_one("#class-filter", Select).value,
+                             (bar.content_region.width or self.app.size.width - 2)))
         self._follow(rows)
+        self._count_line()
+
+    def _count_line(self) -> None:
+        """How many are listed, and the highlighted one's whole last detail line (the column may cut it)."""
+        more = f" (showing {MAX_ROWS}; filter to narrow)" if self.listed > MAX_ROWS else ""
+        noun = "candidate" if self.listed == 1 else "candidates"
+        row = next((r for r in self.rows if self.current and (r["task_id"], r["candidate_index"]) == self.current),
+                   None)
+        about = f" · {row['task_id']} #{row['candidate_index']}: {_last_line(row)}" if row and _last_line(row) else ""
+        self.query_one("#failures-count", Static).update(Text(f"{self.listed} {noun}{more}{about}"))
+
+    def on_resize(self) -> None:
+        if self.rows:
+            self.call_after_refresh(self._fill)
+
+    def action_zoom(self) -> None:
+        super().action_zoom()
+        if self.rows:
+            self.call_after_refresh(self._fill)        # the detail column takes the maximised width
 
     def _follow(self, rows: list) -> None:
         """Keep the cursor on the open candidate when it is listed, else open the first one listed."""
@@ -202,6 +232,25 @@ class InspectorScreen(RecordScreen):
     def _open(self, task_id: str, index: int) -> None:
         self.current = (task_id, index)
         self.load("candidate", records.candidate_detail, self.run_id, task_id, index)
+        self._count_line()
+
+    @on(DataTable.RowSelected, "#failures")
+    def action_whole(self) -> None:
+        """enter: the candidate takes the whole screen, at its output (every line of the detail); enter or
+        escape gives the list back."""
+        if self.has_class("-whole"):
+            self.remove_class("-whole")
+            self.query_one("#failures", DataTable).focus()
+            return
+        self.add_class("-whole")
+        self.query_one("#candidate-tabs", TabbedContent).active = "tab-output"
+        self.query_one("#tab-output VerticalScroll").focus()
+
+    def action_back(self) -> None:
+        if self.has_class("-whole"):
+            self.action_whole()
+        else:
+            super().action_back()
 
     def action_search(self) -> None:
         self.query_one("#fsearch", Input).focus()
@@ -223,23 +272,18 @@ class InspectorScreen(RecordScreen):
         if cand is None or task is None:
             return
         last = next((a for a in reversed(attempts) if a["purpose"] != "rerun"), attempts[-1] if attempts else {})
-        self.query_one("#candidate-head", Static).update(_head(cand, task, outcome, attempts, last))
-        program = cand["program"] or cand["processed_text"] or cand["raw_text"] or ""
-        self.query_one("#code", Static).update(Syntax(program, "python", line_numbers=True, word_wrap=True)
-                                               if program else Text(f"not run: {cand['excluded_reason'] or ''}"))
-        tests = (f"# protected suite (the verdict)\n{task['protected_tests']}\n\n"
-                 f"# public suite (what the model saw)\n{task['public_tests'] or '# none'}\n")
-        if task["test_setup"]:
-            tests = f"# test setup\n{task['test_setup']}\n\n" + tests
-        self.query_one("#tests", Static).update(Syntax(tests, "python", line_numbers=False, word_wrap=True))
-        self.query_one("#output", Static).update(_output_text(outcome, last))
+        repo = bool(task.get("repo_json"))
+        self.query_one("#candidate-head", Static).update(head_text(cand, task, outcome, attempts, last))
+        self.query_one("#code", Static).update(code_view(cand, repo))
+        self.query_one("#tests", Static).update(tests_view(task, failing_line_numbers(last, task)))
+        self.query_one("#output", Static).update(output_text(outcome, last, repo, task))
         table = self.query_one("#attempts", DataTable)
         table.clear()
         for a in attempts:
-            table.add_row(a["attempt"], a["purpose"], attempt_result(a), a["failure_class"] or "",
-                          a["public_status"] or "", a["protected_status"] or "", f"{a['cpu_s'] or 0:.3f}",
-                          f"{a['wall_s'] or 0:.3f}", f"{(a['peak_rss_kb'] or 0) / 1024:.1f}", a["out_bytes"] or 0,
-                          a["container_id"] or "")
+            table.add_row(a["attempt"], (a["purpose"] or "").replace("_", " "), attempt_result(a),
+                          class_words(a["failure_class"]), a["public_status"] or "", a["protected_status"] or "",
+                          f"{a['cpu_s'] or 0:.3f}", f"{a['wall_s'] or 0:.3f}",
+                          f"{(a['peak_rss_kb'] or 0) / 1024:.1f}", a["out_bytes"] or 0, a["container_id"] or "")
 
     # ---- rerun ------------------------------------------------------------------------
     def action_rerun_candidate(self) -> None:
@@ -285,71 +329,4 @@ class InspectorScreen(RecordScreen):
 
 def _last_line(r: dict) -> str:
     detail = (r["detail"] or r["reason"] or "").strip().splitlines()
-    return detail[-1][:70] if detail else ""
-
-
-def attempt_result(a: dict) -> str:
-    """What an attempt decided: its protected verdict, or the evaluator's failure (never a bare 'ok')."""
-    if a["status"] != "ok":
-        return a["status"] or "?"
-    return a["protected_status"] or "?"
-
-
-def _head(cand: dict, task: dict, outcome: dict, attempts: list[dict], last: dict) -> Text:
-    verdict = outcome.get("outcome", "undecided")
-    colour = {"passed": "green", "failed": "red", "flaky": "yellow"}.get(verdict, "magenta")
-    reruns = sum(a["purpose"] == "rerun" for a in attempts)
-    tries = f"attempts {len(attempts)}" + (f" ({reruns} rerun{'s' if reruns != 1 else ''})" if reruns else "")
-    return Text.from_markup(
-        f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  "
-        f"[{colour}]{verdict}[/{colour}] {outcome.get('failure_class') or ''}  {tries}\n"
-        f"CPU {last.get('cpu_s') or 0:.3f}s of {task['cpu_limit_s'] or 0:.1f}s limit · wall {last.get('wall_s') or 0:.3f}s"
-        f" · peak RSS {(last.get('peak_rss_kb') or 0) / 1024:.1f} MiB · output {last.get('out_bytes') or 0} B"
-        f" · source {cand['source']} {cand['source_ref'] or ''}")
-
-
-def failing_lines(last: dict) -> list[tuple[str, str]]:
-    """(label, text) of where each suite failed and what the candidate returned, from the attempt's evidence."""
-    try:
-        evidence = json.loads(last.get("evidence_json") or "{}")
-    except ValueError:
-        return []
-    out = []
-    for suite in ("protected", "public"):
-        where = evidence.get(suite) if isinstance(evidence, dict) else None
-        if not isinstance(where, dict):
-            continue
-        if where.get("line") is not None:
-            out.append((f"Failing line ({suite} tests)", f"line {where['line']}: {where.get('source') or ''}"))
-        if where.get("returned"):
-            out.append((f"Returned ({suite} tests)", str(where["returned"])))
-    return out
-
-
-def _output_text(outcome: dict, last: dict) -> Text:
-    text = Text()
-    text.append("Decision: ", style="bold")
-    text.append(f"{outcome.get('reason') or outcome.get('outcome') or 'undecided'}\n")
-    text.append("Detail: ", style="bold")
-    text.append(f"{last.get('detail') or '—'}\n")
-    for label, value in failing_lines(last):
-        text.append(f"{label}: ", style="bold")
-        text.append(f"{value}\n")
-    text.append("Exit: ", style="bold")
-    text.append(f"{last.get('exit_reason') or '—'}   exception: {last.get('exc_type') or '—'}\n")
-    violations = _violations(last.get("violations_json"))
-    if violations:
-        text.append("Sandbox violations:\n", style="bold red")
-        text.append("".join(f"  • {v}\n" for v in violations))
-    text.append("Captured output (stdout + stderr, as stored):\n", style="bold")
-    text.append((last.get("stdout") or "") + (last.get("stderr") or "") or "(none)")
-    return text
-
-
-def _violations(blob: str | None) -> list[str]:
-    try:
-        found = json.loads(blob or "[]")
-    except ValueError:
-        return [str(blob)]
-    return [v if isinstance(v, str) else ", ".join(f"{k} {x}" for k, x in v.items()) if isinstance(v, dict)
-            else str(v) for v in (found if isinstance(found, list) else [found])]
+    return detail[-1] if detail else ""

@@ -9,19 +9,25 @@ from __future__ import annotations
 
 import time
 
+from rich.markup import escape
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
 
+from passgate.core.words import class_words, plain
+
 from .. import records
+from ..rate import RateMeter
 from ..records import LiveSnapshot
 from ..widgets.slices import SliceBars
 from .base import RecordScreen
 
 PHASES = {"preflight": "boundary self-probe and preflight", "calibrate": "self-check of reference solutions",
-          "generate": "generating candidates", "grade": "grading", "recheck": "re-running timeouts alone",
-          "finished": "finished"}
+          "generate": "generating candidates", "grade": "grading", "recheck": "re-checking timeouts alone",
+          "scan": "security scan of the programs", "finished": "finished"}
+STALLED_S = 10.0                  # no candidate decided for this long: the line says so
 
 
 def fmt_duration(seconds: float | None) -> str:
@@ -57,7 +63,10 @@ class LiveRunScreen(RecordScreen):
         self.run_id = run_id or (launch.run_id if launch else None)
         self.follows = launch.token if launch else None
         self.snapshot: LiveSnapshot | None = None
-        self._rate_origin: tuple[float, int] | None = None
+        self.meter = RateMeter()
+        self.checked = False
+        self.reading = False            # a poll is reading the record: the next one waits for it
+        self.phase_seen = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -79,7 +88,7 @@ class LiveRunScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.query_one("#classes", DataTable).add_columns("key", "class", "candidates")
-        self.query_one("#recent", DataTable).add_columns("task", "#", "outcome", "class", "detail")
+        self.query_one("#recent", DataTable).add_columns("task", "#", "state", "class", "detail")
         launch = self._launch()
         if launch is not None and launch.last is not None:
             self.engine_progress(launch)
@@ -89,70 +98,133 @@ class LiveRunScreen(RecordScreen):
     def _launch(self):
         return self.app.launches.get(self.follows) if self.follows else None
 
+    def _engine_live(self) -> bool:
+        launch = self._launch()
+        return launch is not None and launch.active and (launch.last is None or launch.last.phase != "finished")
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Cancel only a run running in this console; resume only a run that stopped before the end."""
+        if action == "cancel_run":
+            return self._engine_live()
+        if action == "resume":
+            status = self.snapshot.status if self.snapshot else ""
+            return not self._engine_live() and status in records.RESUMABLE_STATUSES \
+                and status not in records.ACTIVE_STATUSES
+        return True
+
     def poll(self) -> None:
         launch = self._launch()
         if self.run_id is None and launch is not None:
             self.run_id = launch.run_id
-        if self.run_id:
+        if self.run_id and not self.reading:
             self.sub_title = f"live · {self.run_id}"
+            self.reading = True         # a busy machine can take longer than the poll: never cancel a read
             self.load("snapshot", records.live_snapshot, self.run_id)
+            if not self.checked:
+                self.checked = True
+                self.check_record()
+        self._draw_rate()
 
     # ---- engine messages (from the app) -----------------------------------------------
     def engine_progress(self, launch) -> None:
         p = launch.last
         self.run_id = self.run_id or launch.run_id
-        if p.total:                          # preflight and "finished" carry no counts: keep the last ones
+        if p.total and p.phase != "calibrate":       # preflight and "finished" carry no counts: keep the last ones
+            self.meter.add(time.monotonic(), p.done)
             self.query_one("#overall", ProgressBar).update(total=p.total, progress=p.done)
-            rate = f"{p.rate:.1f}/s" if p.rate else "—"
-            self.query_one("#live-rate", Static).update(f"{p.done}/{p.total}  {rate}  ETA {fmt_duration(p.eta_s)}")
         self.query_one("#live-status", Static).update(
-            f"[b]{self.run_id or ''}[/b]  {PHASES.get(p.phase, p.phase)}  {p.message}")
+            f"[b]{self.run_id or ''}[/b]  {PHASES.get(p.phase, p.phase)}  {escape(p.message)}")
+        self._draw_rate()
+        if p.phase != self.phase_seen:          # what Cancel and Resume can do changes with the phase only
+            self.phase_seen = p.phase
+            self.refresh_bindings()
 
     def engine_done(self, launch) -> None:
         self.run_id = self.run_id or launch.run_id
+        self.refresh_bindings()
         self.poll()
 
-    # ---- record polls -----------------------------------------------------------------
-    def show_snapshot(self, snap: LiveSnapshot) -> None:
-        self.snapshot = snap
+    def _phase(self) -> str:
         launch = self._launch()
-        engine_live = launch is not None and launch.active and launch.last is not None
-        if not engine_live:
+        if launch is not None and launch.active and launch.last is not None:
+            return launch.last.phase
+        return ""
+
+    def _draw_rate(self) -> None:
+        """The rate line from the record and the clock, so it never stands still at a stale value."""
+        snap, phase = self.snapshot, self._phase()
+        if snap is None:
+            if phase and self._launch().last.total:
+                self.snapshot_pending_line()
+            return
+        now = time.monotonic()
+        if phase == "calibrate":
+            refs = self._launch().last.total
+            self.query_one("#overall", ProgressBar).update(total=refs or None, progress=snap.selfcheck_done)
+            self.query_one("#live-rate", Static).update(f"self-check {snap.selfcheck_done}/{refs} references")
+            return
+        done, total = snap.decided, snap.total
+        launch = self._launch()
+        if phase in ("grade", "recheck", "generate", "scan") and launch.last.total:
+            done, total = launch.last.done, launch.last.total        # the engine is ahead of the last poll
+        line = f"{done}/{total}"
+        if phase == "recheck":
+            line += f"  re-checking {total - done} timeout{'s' if total - done != 1 else ''} alone (no ETA)"
+        elif snap.status in records.ACTIVE_STATUSES or self._engine_live():
+            rate = self.meter.rate(now)
+            line += f"  {rate:.1f}/s  ETA {fmt_duration(self.meter.eta(now, total - done))}" if rate else "  ETA —"
+            idle = self.meter.idle(now)
+            if idle >= STALLED_S and done < total:
+                line += f"  (none decided for {fmt_duration(idle)}" + \
+                        (f"; {snap.awaiting} being re-run)" if snap.awaiting else ")")
+        self.query_one("#live-rate", Static).update(line)
+
+    def snapshot_pending_line(self) -> None:
+        p = self._launch().last
+        self.query_one("#live-rate", Static).update(f"{p.done}/{p.total}")
+
+    # ---- record polls -----------------------------------------------------------------
+    def failed_snapshot(self, error: Exception) -> bool:
+        self.reading = False
+        return False
+
+    def show_snapshot(self, snap: LiveSnapshot) -> None:
+        self.reading = False
+        status_changed = self.snapshot is None or self.snapshot.status != snap.status
+        self.snapshot = snap
+        self.meter.add(time.monotonic(), snap.decided)
+        if not self._engine_live():
             self.query_one("#overall", ProgressBar).update(total=snap.total or None, progress=snap.decided)
-            self.query_one("#live-rate", Static).update(f"{snap.decided}/{snap.total}  {self._polled_rate(snap)}")
-            note = f"  [red]{snap.error}[/red]" if snap.error else ""
-            self.query_one("#live-status", Static).update(f"[b]{snap.run_id}[/b]  {snap.name}  {snap.status}{note}"
-                                                          + ("  — press enter for the report"
-                                                             if snap.status == "completed" else ""))
+            note = f"  [red]{escape(plain(snap.error))}[/red]" if snap.error else ""
+            self.query_one("#live-status", Static).update(
+                f"[b]{snap.run_id}[/b]  {escape(snap.name)}  {snap.status}{note}"
+                + ("  — press enter for the report" if snap.status == "completed" else ""))
+        self._draw_rate()
         self.query_one(SliceBars).update_slices(snap.slices)
+        self._draw_classes(snap)
+        self._draw_recent(snap)
+        self.query_one("#resources", Static).update(resources_line(snap))
+        if status_changed:
+            self.refresh_bindings()
+
+    def _draw_classes(self, snap: LiveSnapshot) -> None:
         classes = self.query_one("#classes", DataTable)
         classes.clear()
         for i, (name, n) in enumerate(snap.classes.items(), start=1):
-            classes.add_row(str(i) if i < 10 else "", name, n)
+            classes.add_row(str(i) if i < 10 else "", class_words(name), n)
+        if snap.awaiting:
+            classes.add_row("", Text("failed once, re-running", style="yellow"), snap.awaiting)
+
+    def _draw_recent(self, snap: LiveSnapshot) -> None:
         recent = self.query_one("#recent", DataTable)
         recent.clear()
         for f in snap.recent:
-            recent.add_row(f["task_id"], f["candidate_index"], f["outcome"], f["failure_class"] or "",
-                           (f["detail"] or f["reason"] or "").splitlines()[0][:70] if (f["detail"] or f["reason"]) else "",
-                           key=f"{f['task_id']}|{f['candidate_index']}")
-        r = snap.resources
-        self.query_one("#resources", Static).update(
-            f"sandbox: {r.get('executions') or 0} executions in {r.get('containers') or 0} containers · "
-            f"CPU mean {r.get('mean_cpu_s') or 0:.3f}s max {r.get('max_cpu_s') or 0:.3f}s · "
-            f"wall mean {r.get('mean_wall_s') or 0:.3f}s · peak RSS {(r.get('max_rss_kb') or 0) / 1024:.1f} MiB · "
-            f"output {(r.get('out_bytes') or 0) / 1024:.1f} KiB · infra attempts {r.get('infra_attempts') or 0}")
+            state = Text("re-running", style="yellow") if f["outcome"] == "awaiting" else class_words(f["outcome"])
+            detail = (f["detail"] or f["reason"] or "").strip()
+            recent.add_row(f["task_id"], f["candidate_index"], state, class_words(f["failure_class"]),
+                           detail.splitlines()[-1] if detail else "",
+                           key=f"{f['task_id']}|{f['candidate_index']}|{f['outcome']}")
 
-    def _polled_rate(self, snap: LiveSnapshot) -> str:
-        if snap.status not in records.ACTIVE_STATUSES:
-            return ""
-        now = time.monotonic()
-        if self._rate_origin is None:
-            self._rate_origin = (now, snap.decided)
-            return ""
-        t0, d0 = self._rate_origin
-        rate = (snap.decided - d0) / (now - t0) if now > t0 else 0.0
-        eta = (snap.total - snap.decided) / rate if rate > 0 else None
-        return f"{rate:.1f}/s  ETA {fmt_duration(eta)}"
 
     # ---- actions ----------------------------------------------------------------------
     def action_cancel_run(self) -> None:
@@ -188,7 +260,8 @@ class LiveRunScreen(RecordScreen):
         new = self.app.launch("resume", self.run_id)
         if new is not None:
             self.follows = new.token
-            self._rate_origin = None
+            self.meter = RateMeter()
+            self.refresh_bindings()
 
     def action_report(self) -> None:
         if self.run_id:
@@ -211,3 +284,16 @@ class LiveRunScreen(RecordScreen):
         if self.run_id and number <= len(names):
             from .inspector import InspectorScreen
             self.app.push_screen(InspectorScreen(self.run_id, failure_class=names[number - 1]))
+
+
+def resources_line(snap: LiveSnapshot) -> str:
+    r = snap.resources
+    line = (f"sandbox: {r.get('executions') or 0} executions in {r.get('containers') or 0} containers · "
+            f"CPU mean {r.get('mean_cpu_s') or 0:.3f} s, max {r.get('max_cpu_s') or 0:.3f} s · "
+            f"wall mean {r.get('mean_wall_s') or 0:.3f} s")
+    if r.get("max_rss_kb"):
+        line += f" · peak memory {(r.get('max_rss_kb') or 0) / 1024:.1f} MiB"
+    line += f" · output {(r.get('out_bytes') or 0) / 1024:.1f} KiB"
+    if r.get("infra_attempts"):
+        line += f" · {r['infra_attempts']} attempts lost to evaluator errors (retried, never counted)"
+    return line

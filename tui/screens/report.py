@@ -51,6 +51,7 @@ class ReportScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.sub_title = f"report · {self.run_id}"
+        self.check_record()
         build = optional("passgate.core.score.report", "build_report")
         if build is None or optional("passgate.tui.report_render", "render_report") is None:
             self.query_one("#report-text", Static).update(

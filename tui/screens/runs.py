@@ -1,40 +1,43 @@
-"""Runs: every run in the record with status, model, manifest id, pass@1 and verdict; filter and search."""
+"""Runs: every run in the record with status, pass@1, the verdict (or ALTERED), what it waits for and who ran it;
+filter and search. The cursor stays on the same run when rows arrive."""
 
 from __future__ import annotations
 
+from rich.markup import escape
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
-from passgate.core.errors import PassgateError
-
 from .. import records
-from ..optional import optional
 from ..records import RunRow
+from ..run_marks import RunMark, mark_runs
 from .base import RecordScreen
 
 STATUS_CHOICES = [("all statuses", "")] + [(s, s) for s in
                                             ("running", "completed", "interrupted", "cancelled", "failed", "refused")]
-# the run id starts with its start time (rYYYYMMDD-HHMMSS-…), so no separate date column
-# what a release engineer reads first comes first, so 80 columns keep pass@1, verdict and decided
-COLUMNS = (("run", 23), ("status", 11), ("pass@1", 6), ("verdict", 7), ("decided", 9), ("name", 14),
-           ("model", 14), ("manifest", 18))
+# the run id starts with its start time (rYYYYMMDD-HHMMSS-…, local), so no separate date column.
+# What a release engineer and a reviewer read first comes first: 80 columns keep the status,
+# pass@1, the verdict with what it waits for (or ALTERED), and who ran it.
+COLUMNS = (("run", 23), ("status", 11), ("pass@1", 6), ("verdict", 17), ("operator", 10), ("decided", 11),
+           ("name", 14), ("model", 14), ("manifest", 18))
+MARK_STYLE = {"release": "green", "canary": "yellow", "blocked": "red"}
 
 
-def load_runs(store, known: dict[str, str]) -> tuple[list[RunRow], dict[str, str]]:
-    """The runs, and the verdict of each completed run not in `known` (a verdict reads the whole run)."""
+def load_runs(store, known: dict[str, RunMark]) -> tuple[list[RunRow], dict[str, RunMark]]:
+    """The runs, and each one's mark (kept from `known` for runs that have not changed)."""
     rows = records.run_rows(store)
-    evaluate = optional("passgate.core.gate", "evaluate")
-    verdicts = dict(known)
-    for r in rows:
-        if evaluate is not None and r.status == "completed" and r.run_id not in verdicts:
-            try:
-                verdicts[r.run_id] = evaluate(store, r.run_id).consequence
-            except PassgateError as exc:        # shown in the column; `v` on the run shows the sentence
-                verdicts[r.run_id] = f"error: {exc.title}"
-    return rows, verdicts
+    return rows, mark_runs(store, rows, known)
+
+
+def mark_text(mark: RunMark | None) -> Text:
+    if mark is None:
+        return Text("…")
+    if mark.altered:
+        return Text("ALTERED", style="bold red")
+    return Text(mark.label, style=MARK_STYLE.get(mark.verdict, "") if not mark.waiting else "bold yellow")
 
 
 class RunsScreen(RecordScreen, inherit_bindings=False):
@@ -60,7 +63,10 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
     def __init__(self):
         super().__init__()
         self.rows: list[RunRow] = []
-        self.verdicts: dict[str, str] = {}
+        self.marks: dict[str, RunMark] = {}
+        self.chosen: str | None = None          # the run the cursor is on: it stays on it when rows arrive
+        self.reading = False                    # a refresh is reading the record
+        self.stale = False                      # something changed while it read: read again when it is done
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -80,39 +86,87 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         self.set_interval(max(2.0, self.app.poll_interval * 2), self.action_refresh)
 
     def on_screen_resume(self) -> None:
-        self.verdicts = {}                  # a sign-off or a finished run may change a verdict
+        self.marks = {}                     # a record may have been altered since: judge every run again
+        self.stale = self.reading
         self.action_refresh()
 
     def action_refresh(self) -> None:
-        self.load("runs", load_runs, dict(self.verdicts))
+        """Read the record again; a refresh never cancels one still reading (a slow record would never show)."""
+        if self.reading:
+            return
+        self.reading, self.stale = True, False
+        self.load("runs", load_runs, dict(self.marks))
 
-    def show_runs(self, data: tuple[list[RunRow], dict[str, str]]) -> None:
-        self.rows, self.verdicts = data
+    def show_runs(self, data: tuple[list[RunRow], dict[str, RunMark]]) -> None:
+        self.reading = False
+        self.rows, marks = data
+        self.marks = {} if self.stale else marks
         self._fill()
+        if self.stale:
+            self.action_refresh()
+
+    def failed_runs(self, error: Exception) -> bool:
+        self.reading = False
+        return False
 
     def _visible(self) -> list[RunRow]:
         text = self.query_one("#search", Input).value.strip()
         status = self.query_one("#status", Select).value
         return [r for r in self.rows if (not status or r.status == status) and (not text or r.matches(text)
-                                                                                   or text in self.verdicts.get(r.run_id, ""))]
+                                                                                   or text in self._label(r))]
+
+    def _label(self, row: RunRow) -> str:
+        mark = self.marks.get(row.run_id)
+        return mark.label if mark else ""
 
     def _fill(self) -> None:
         table = self.query_one("#runs", DataTable)
-        selected = self.selected_run()
-        table.clear()
         visible = self._visible()
-        for r in visible:
-            table.add_row(r.run_id, r.status, "—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}",
-                          self.verdicts.get(r.run_id, "—"), f"{r.decided}/{r.total}", r.name, r.model, r.manifest_id,
-                          key=r.run_id)
-        if selected and selected in {r.run_id for r in visible}:
-            table.move_cursor(row=table.get_row_index(selected))
+        # the cursor is the choice (a move whose RowHighlighted is still queued included); `chosen` keeps it
+        # while no row is listed
+        self.chosen = self.selected_run() or self.chosen
+        with self.prevent(DataTable.RowHighlighted):        # a refill is not the user moving the cursor
+            table.clear()
+            for r in visible:
+                table.add_row(r.run_id, r.status, "—" if r.pass_at_1 is None else f"{r.pass_at_1:.3f}",
+                              mark_text(self.marks.get(r.run_id)), r.operator or "—", f"{r.decided}/{r.total}",
+                              r.name, r.model, r.manifest_id, key=r.run_id)
+            ids = [r.run_id for r in visible]
+            if self.chosen in ids:
+                table.move_cursor(row=ids.index(self.chosen))
+            elif ids:                   # the run is filtered out: the one now highlighted is the choice
+                self.chosen = ids[0]
+        self._summarise(visible)
+
+    def _summarise(self, visible: list[RunRow]) -> None:
         noun = "run" if len(self.rows) == 1 else "runs"
         shown = (f"{len(visible)} of {len(self.rows)} {noun}" if len(visible) != len(self.rows)
                  else f"{len(self.rows)} {noun}")
-        self.query_one("#runs-summary", Static).update(
-            f"{shown} in {self.app.db_path}" if self.rows else
-            "No runs yet. Press n to build a manifest and launch a run, or o to open a manifest file.")
+        altered = sum(bool(m.altered) for m in self.marks.values())
+        waiting = sum(bool(m.waiting) and not m.altered for m in self.marks.values())
+        notes = ([f"[b red]{altered} ALTERED[/]"] if altered else []) + \
+                ([f"[b yellow]{waiting} waiting for a sign-off[/]"] if waiting else [])
+        if not self.rows:
+            text = "No runs yet. Press n to build a manifest and launch a run, or o to open a manifest file."
+        else:
+            text = " · ".join([f"{shown} in {escape(str(self.app.db_path))}"] + notes) + self._about(visible)
+        self.query_one("#runs-summary", Static).update(text)
+
+    def _about(self, visible: list[RunRow]) -> str:
+        """The highlighted run in a line: what the columns past the edge of a narrow terminal hold."""
+        run_id = self.selected_run()
+        row = next((r for r in visible if r.run_id == run_id), None)
+        if row is None:
+            return ""
+        mark = self.marks.get(row.run_id)
+        why = f"\n[b red]ALTERED: {escape(mark.altered)}[/]" if mark and mark.altered else ""
+        return (f"\n[b]{row.run_id}[/b]: {row.status}, {row.decided}/{row.total} decided, operator "
+                f"{escape(row.operator or '—')}, model {escape(row.model or '—')}, manifest {row.manifest_id}{why}")
+
+    @on(DataTable.RowHighlighted, "#runs")
+    def _moved(self, event: DataTable.RowHighlighted) -> None:
+        self.chosen = event.row_key.value
+        self._summarise(self._visible())
 
     @on(Input.Changed, "#search")
     @on(Select.Changed, "#status")
@@ -132,6 +186,9 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         if not table.row_count:
             return None
         return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    def current_run(self) -> str | None:
+        return self.selected_run()
 
     def _require_run(self) -> str | None:
         run_id = self.selected_run()

