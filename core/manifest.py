@@ -37,6 +37,16 @@ class TaskSetSpec:
     task_ids: tuple[str, ...] | None = None
     split: str | None = None           # mbpp: test | validation | train | prompt | all
     exposure: Literal["public", "holdout"] | None = None
+    # modules a program may import: `stdlib`, `any`, or top-level names (`stdlib` among them allowed);
+    # None: the kind's default (stdlib for public benchmarks, any for a user's own tasks), which is
+    # also how an explicit default is stored, so it never changes the manifest id (core/tasks/contract.py)
+    allowed_imports: tuple[str, ...] | None = field(default=None, metadata={**LATER, "one_or_list": True})
+
+    @property
+    def imports(self) -> tuple[str, ...]:
+        """The allowed imports in effect for this set."""
+        from .tasks.contract import effective_imports
+        return effective_imports(self.kind, self.allowed_imports)
 
 
 @dataclass(frozen=True)
@@ -321,7 +331,20 @@ def parse_manifest(text: str, source: str = "<manifest>") -> Manifest:
     data, located = read_located_yaml(text, source, "manifest")
     manifest = _build(Manifest, data, (), located.lines, source)
     _cross_check(manifest, located.lines, source)
-    return manifest
+    return _one_spelling(manifest)
+
+
+def _one_spelling(m: Manifest) -> Manifest:
+    """Allowed imports in one order, and None where they are the kind's default: two manifests that
+    mean the same run get the same id."""
+    from .tasks.contract import default_imports, normalize_imports
+    sets = []
+    for s in m.tasks.sets:
+        if s.allowed_imports is not None:
+            value = normalize_imports(s.allowed_imports)
+            s = dataclasses.replace(s, allowed_imports=None if value == default_imports(s.kind) else value)
+        sets.append(s)
+    return dataclasses.replace(m, tasks=dataclasses.replace(m.tasks, sets=tuple(sets)))
 
 
 def _fail(msg: str, path: tuple, lines: dict, source: str) -> ConfigError:
@@ -344,6 +367,8 @@ def _build(cls: type, data: Any, path: tuple, lines: dict, source: str) -> Any:
         if name not in fields:
             allowed = ", ".join(sorted(next((k for k, v in _RENAMES.items() if v == f), f) for f in fields))
             raise _fail(f"unknown key {key!r} (allowed: {allowed})", path + (key,), lines, source)
+        if fields[name].metadata.get("one_or_list") and isinstance(value, str):
+            value = [value]            # `stdlib` reads as [stdlib]
         kwargs[name] = _coerce(hints[name], value, path + (key,), lines, source)
     for name, f in fields.items():
         if name not in kwargs and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
@@ -408,6 +433,12 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
             raise err(f"a {s.kind} task set needs a path", "tasks", "sets", i, "path")
         if s.exposure == "holdout" and s.kind not in ("product", "chained", "repo"):
             raise err("public benchmarks are exposed and can never be a holdout", "tasks", "sets", i, "exposure")
+        if s.allowed_imports is not None:
+            from .tasks.contract import imports_problem
+            problem = "repository tasks take their packages from execution.packages" if s.kind == "repo" \
+                else imports_problem(s.allowed_imports)
+            if problem:
+                raise err(problem, "tasks", "sets", i, "allowed_imports")
     c = m.candidates
     if c.source == "import" and c.import_ is None:
         raise err("candidates.source is import but candidates.import is missing", "candidates", "import")

@@ -187,7 +187,9 @@ def _context(store, run_id, manifest, progress, cancel) -> RunContext:
                        classic_suffix=r.get("classic_suffix") or "", public_suffix=r.get("public_suffix") or "",
                        protected_suffix=r.get("protected_suffix") or "", oracle=r.get("oracle_json") or "",
                        tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
-                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "")
+                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "",
+                       allowed_imports=tuple(json.loads(r.get("allowed_imports_json") or '["any"]')),
+                       signature=r.get("signature_json") or "")
              for tid, r in task_rows.items()}
     ex = manifest.execution
     policy = Policy(rerun_policy=ex.reruns.policy, rerun_count=ex.reruns.count, infra_retries=ex.reruns.infra_retries,
