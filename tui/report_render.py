@@ -75,7 +75,9 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
     if report.get("generation"):
         parts.append(_generation(report))
     parts += _flaky(report) + _omissions(report)
-    parts += security_parts(report) + canary_parts(report) + tamper_parts(report) + chained_parts(report, bar)
+    from .report_contract import contract_parts
+    parts += security_parts(report) + canary_parts(report) + tamper_parts(report) + contract_parts(report)
+    parts += chained_parts(report, bar)
     parts += _probes(report)
     if report.get("whatif"):
         parts.append(_whatif(report))
@@ -99,6 +101,9 @@ def _header(report: Mapping) -> Panel:
         f"{'candidate' if den['candidates_per_task'].get('max') == 1 else 'candidates'}, k = {head['k']}, "
         f"verifier: {scores['verifier']} tests, not estimable: {den['not_estimable_tasks']}\n",
         (f"run {run['run_id']} ", "dim"), f"{run.get('name') or ''} · {run.get('model') or ''} · {run['status']}")
+    if report["config"].get("import_policy"):
+        from .report_contract import import_policy_words
+        text.append(f"\nallowed imports: {import_policy_words(report)}")
     if run.get("error"):
         text.append(f"\nrun error: {run['error']}", style="red")
     return Panel(text, title="passgate report", title_align="left")
@@ -136,6 +141,8 @@ def _config(report: Mapping) -> Table:
         ("task CPU limit", f"{_p(limit['min'], 2)}–{_p(limit['max'], 2)} s"),
         ("sandbox", f"{cfg['sandbox'].get('runtime')} · {cfg['sandbox'].get('image_digest')}"),
         ("packages", cfg["package_policy"]["rule"]),
+        ("allowed imports", "; ".join(f"{p['set']}: {p['allowed_imports']}" for p in cfg.get("import_policy") or [])
+         or "—"),
         ("interval", f"{spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}, "
                      f"candidate level {spec.get('candidate_level')}"),
         ("aggregation", f"{scores['aggregation']}, weights {_words(scores['weights'])}"),

@@ -31,6 +31,7 @@ from .dispatch import RunContext
 from .grading import GradingSession
 from .repo import RepoGrading, is_repo_run
 from .rows import candidate_rows, task_rows
+from .contract_scan import contract_scan_run
 from .security import scan_run
 from .selfcheck import calibrate, seal_reference_run
 
@@ -134,6 +135,7 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
             GradingSession(store, ctx, runner).run()
             if not cancel.is_set():
                 scan_run(store, ctx)      # the static scan reads function programs, not patches
+                contract_scan_run(store, ctx)
         if ctx.manifest.candidates.source == "reference" and not cancel.is_set() and not is_repo_run(ctx):
             seal_reference_run(store, ctx)
         if cancel.is_set():

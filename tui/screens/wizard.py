@@ -61,6 +61,7 @@ class Frozen:
     manifest_id: str
     yaml_text: str
     relaxations: tuple
+    imports: tuple = ()             # (set, allowed imports in effect) per task set
 
 
 def freeze_to_file(_store, text: str | None, source: str | None, target: str) -> Frozen:
@@ -75,7 +76,9 @@ def freeze_to_file(_store, text: str | None, source: str | None, target: str) ->
     manifest = freeze(source)
     frozen = f"# frozen by passgate: manifest id {manifest.manifest_id}\n" + dump_manifest(manifest)
     out.write_text(frozen)
-    return Frozen(str(out), manifest.manifest_id, frozen, manifest.gate.relaxations)
+    from passgate.core.tasks.contract import imports_words
+    imports = tuple((s.slice or s.kind, imports_words(s.imports)) for s in manifest.tasks.sets)
+    return Frozen(str(out), manifest.manifest_id, frozen, manifest.gate.relaxations, imports)
 
 
 def samples_note(text: str) -> str:
@@ -187,6 +190,9 @@ class WizardScreen(RecordScreen):
             yield Input(placeholder="(empty: every task of the set)", id="task-ids")
             yield Label("Slice name (default: the task set's kind)")
             yield Input(id="slice")
+            yield Label("Allowed imports: stdlib, any, or module names with stdlib among them")
+            yield Input(placeholder="(empty: stdlib for a public benchmark, any for your own tasks)",
+                        id="allowed-imports")
             yield Button("Add another task set", id="add-set")
             yield Static("", id="sets-list")
 
@@ -376,7 +382,8 @@ class WizardScreen(RecordScreen):
 
     def _current_set(self) -> TaskSetChoice:
         return TaskSetChoice(kind=self.query_one("#kind", Select).value, path=self._value("#set-path"),
-                             task_ids=self._value("#task-ids"), slice=self._value("#slice"))
+                             task_ids=self._value("#task-ids"), slice=self._value("#slice"),
+                             allowed_imports=self._value("#allowed-imports"))
 
     @on(Input.Changed, "#import-path")
     def _check_samples(self, event: Input.Changed) -> None:
@@ -387,11 +394,11 @@ class WizardScreen(RecordScreen):
     def _add_set(self) -> None:
         self.state.sets[-1] = self._current_set()
         self.state.sets.append(TaskSetChoice())
-        for selector in ("#set-path", "#task-ids", "#slice"):
+        for selector in ("#set-path", "#task-ids", "#slice", "#allowed-imports"):
             self.query_one(selector, Input).value = ""
         self.query_one("#sets-list", Static).update(
             "Task sets so far:\n" + "\n".join(f"  {c.kind} {c.task_ids or '(all)'} {c.slice}".rstrip()
-                                              for c in self.state.sets[:-1]))
+                                              + f", imports {c.imports_words()}" for c in self.state.sets[:-1]))
 
     # ---- freeze and launch ------------------------------------------------------------
     def _freeze(self) -> None:
@@ -412,8 +419,10 @@ class WizardScreen(RecordScreen):
                           for r in frozen.relaxations) or "  every boundary at its secure default"
         wrote = (f"[b]Wrote[/b] the frozen manifest to {frozen.path} ({self.opened} is unchanged)"
                  if self.opened else f"[b]Wrote[/b] the frozen manifest to {frozen.path}")
+        imports = "\n".join(f"  {escape(name)}: {escape(words)}" for name, words in frozen.imports) or "  —"
         self.query_one("#review-summary", Static).update(
             f"[b]Manifest id[/b] {frozen.manifest_id}\n{wrote}\n[b]Boundaries[/b]\n{relax}\n"
+            f"[b]Allowed imports[/b]\n{imports}\n"
             "Press Launch (ctrl+l) to record and run it.")
         self.notify(f"Frozen manifest written to {frozen.path}", title="frozen")
         self.query_one("#review-yaml", Static).update(Syntax(frozen.yaml_text, "yaml", line_numbers=False,
