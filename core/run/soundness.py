@@ -11,9 +11,8 @@ from typing import Callable, Mapping
 
 from passgate.core.sandbox.runner import EvalRequest, TaskSpec, Worker, WorkerLost
 
-KNOWN_GOOD_TASK = TaskSpec(key="passgate-known-good", task_id="passgate/known-good", entry_point="add",
-                           test_setup="", public_tests="assert add(2, 2) == 4\n",
-                           protected_tests="assert candidate(1, 2) == 3\nassert candidate(-1, 1) == 0\n")
+KNOWN_GOOD_TASK = TaskSpec.build("passgate/known-good", protected="assert add(1, 2) == 3\nassert add(-1, 1) == 0\n",
+                                 public="assert add(2, 2) == 4\n")
 KNOWN_GOOD = "def add(a, b):\n    return a + b\n"
 PROBE_PATIENCE_S = 60.0
 

@@ -68,9 +68,13 @@ class TaskSpec:
 
     @classmethod
     def of(cls, task: Task) -> "TaskSpec":
-        body = {"task_id": task.task_id, "protected": task.protected_suffix or task.classic_suffix,
-                "public": task.public_suffix, "oracle": task.oracle}
-        imports = import_policy(task.allowed_imports)
+        return cls.build(task.task_id, task.protected_suffix or task.classic_suffix, task.public_suffix,
+                         task.oracle, imports=import_policy(task.allowed_imports))
+
+    @classmethod
+    def build(cls, task_id: str, protected: str, public: str = "", oracle: str = "", *,
+              imports: Mapping[str, Any] | None = None) -> "TaskSpec":
+        body = {"task_id": task_id, "protected": protected, "public": public, "oracle": oracle}
         if imports is not None:
             body["imports"] = imports
         key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
