@@ -117,6 +117,18 @@ def whose(frame):
     return "passgate", None, ""
 
 
+def installed_package_asked(frame):
+    """Whether the nearest code outside the standard library, walking out, is an installed package's."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if "-packages/" in name:
+            return True
+        if not (name.startswith(("<frozen ", "<pgw/imports.py>")) or name.startswith(_STDLIB_DIRS)):
+            return False
+        frame = frame.f_back
+    return False
+
+
 # ---- the guard in the candidate's process -------------------------------------------------------
 def _refuse(name, how, frame):
     """Raise ModuleNotFoundError for a program's import of a module its task does not allow; others pass."""
