@@ -46,10 +46,12 @@ class LocalWorker:
         rid = secrets.token_hex(4)
         self.proc.stdin.write(json.dumps({**obj, "id": rid}).encode() + b"\n")
         self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise WorkerLost("the local worker ended")
-        reply = json.loads(line)
+        reply = {"interim": True}
+        while reply.get("interim"):        # a line ahead of the reply (after a protected timeout)
+            line = self.proc.stdout.readline()
+            if not line:
+                raise WorkerLost("the local worker ended")
+            reply = json.loads(line)
         if "worker_error" in reply:
             raise WorkerLost(f"worker error: {reply['worker_error']}\n{reply.get('trace', '')}")
         return reply
