@@ -10,11 +10,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
+import sys
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 import yaml
 
@@ -45,7 +47,6 @@ class TaskSetSpec:
     @property
     def imports(self) -> tuple[str, ...]:
         """The allowed imports in effect for this set."""
-        from .tasks.contract import effective_imports
         return effective_imports(self.kind, self.allowed_imports)
 
 
@@ -275,6 +276,56 @@ def _to_plain(obj: Any) -> Any:
     return obj
 
 
+# ------------------------------------------------------------------ allowed imports (the task contract)
+# public benchmarks (core/tasks/sets.py PUBLIC_KINDS): their programs may import the standard library
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
+STDLIB = frozenset(sys.stdlib_module_names)
+IMPORT_WORDS = ("stdlib", "any")
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def default_imports(kind: str) -> tuple[str, ...]:
+    """What a task set of this kind allows when its manifest says nothing."""
+    return ("stdlib",) if kind in PUBLIC_KINDS else ("any",)
+
+
+def imports_problem(values: Iterable) -> str | None:
+    """Why a manifest's `allowed_imports` value is not one passgate accepts, or None."""
+    values = list(values)
+    if not values:
+        return "name at least one module, or `stdlib`, or `any`"
+    for v in values:
+        if not isinstance(v, str):
+            return f"expected module names, got {v!r}"
+        if v not in IMPORT_WORDS and not _MODULE.match(v):
+            hint = f" ({v.split('.')[0]}, not {v})" if "." in v and _MODULE.match(v.split(".")[0]) else \
+                " (the name a program imports, not a distribution's name)"
+            return f"{v!r} is not a top-level module name{hint}"
+    if "any" in values and len(set(values)) > 1:
+        return "`any` allows every module: it stands alone"
+    return None
+
+
+def normalize_imports(values: Iterable[str]) -> tuple[str, ...]:
+    """One spelling of an allowed-imports value: `stdlib` first, then the module names sorted."""
+    names = set(values)
+    return tuple(w for w in IMPORT_WORDS if w in names) + tuple(sorted(names - set(IMPORT_WORDS)))
+
+
+def effective_imports(kind: str, values: Iterable[str] | None) -> tuple[str, ...]:
+    return normalize_imports(values) if values is not None else default_imports(kind)
+
+
+def imports_words(values: Iterable[str]) -> str:
+    """`stdlib, numpy` / `any`: an allowed-imports value as the manifest writes it."""
+    return ", ".join(normalize_imports(values)) or "nothing"
+
+
+def allows(values: Iterable[str], top: str, stdlib: frozenset[str] = STDLIB) -> bool:
+    values = set(values)
+    return "any" in values or top in values or ("stdlib" in values and top in stdlib) or top == "__main__"
+
+
 # ---------------------------------------------------------------------------- loading
 class _Located:
     """YAML node tree converted to Python values, remembering each key path's line."""
@@ -337,7 +388,6 @@ def parse_manifest(text: str, source: str = "<manifest>") -> Manifest:
 def _one_spelling(m: Manifest) -> Manifest:
     """Allowed imports in one order, and None where they are the kind's default: two manifests that
     mean the same run get the same id."""
-    from .tasks.contract import default_imports, normalize_imports
     sets = []
     for s in m.tasks.sets:
         if s.allowed_imports is not None:
@@ -434,7 +484,6 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
         if s.exposure == "holdout" and s.kind not in ("product", "chained", "repo"):
             raise err("public benchmarks are exposed and can never be a holdout", "tasks", "sets", i, "exposure")
         if s.allowed_imports is not None:
-            from .tasks.contract import imports_problem
             problem = "repository tasks take their packages from execution.packages" if s.kind == "repo" \
                 else imports_problem(s.allowed_imports)
             if problem:

@@ -12,7 +12,7 @@ import json
 from collections import Counter, defaultdict
 from typing import Mapping
 
-from passgate.core.tasks.contract import effective_imports, imports_words
+from passgate.core.manifest import effective_imports, imports_words
 
 EXAMPLES = 20
 _COUNTED = "('passed', 'failed', 'flaky')"

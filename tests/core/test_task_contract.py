@@ -87,3 +87,9 @@ def test_the_signature_is_read_from_the_prompt_and_compared_in_what_a_caller_can
         "parameter 2 (n) is positional-only, was positional-or-keyword", "n is required now",
         "keyword-only key removed"]
     assert signature_changes(task, None) == ["f is not defined by a top-level def"]
+
+
+def test_the_manifests_public_kinds_are_the_task_sets():
+    from passgate.core.manifest import PUBLIC_KINDS
+    from passgate.core.tasks.sets import PUBLIC_KINDS as loaded
+    assert PUBLIC_KINDS == loaded
