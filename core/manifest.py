@@ -10,11 +10,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
+import sys
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 import yaml
 
@@ -37,6 +39,15 @@ class TaskSetSpec:
     task_ids: tuple[str, ...] | None = None
     split: str | None = None           # mbpp: test | validation | train | prompt | all
     exposure: Literal["public", "holdout"] | None = None
+    # modules a program may import: `stdlib`, `any`, or top-level names (`stdlib` among them allowed);
+    # None: the kind's default (stdlib for public benchmarks, any for a user's own tasks), which is
+    # also how an explicit default is stored, so it never changes the manifest id (core/tasks/contract.py)
+    allowed_imports: tuple[str, ...] | None = field(default=None, metadata={**LATER, "one_or_list": True})
+
+    @property
+    def imports(self) -> tuple[str, ...]:
+        """The allowed imports in effect for this set."""
+        return effective_imports(self.kind, self.allowed_imports)
 
 
 @dataclass(frozen=True)
@@ -265,6 +276,56 @@ def _to_plain(obj: Any) -> Any:
     return obj
 
 
+# ------------------------------------------------------------------ allowed imports (the task contract)
+# public benchmarks (core/tasks/sets.py PUBLIC_KINDS): their programs may import the standard library
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
+STDLIB = frozenset(sys.stdlib_module_names)
+IMPORT_WORDS = ("stdlib", "any")
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def default_imports(kind: str) -> tuple[str, ...]:
+    """What a task set of this kind allows when its manifest says nothing."""
+    return ("stdlib",) if kind in PUBLIC_KINDS else ("any",)
+
+
+def imports_problem(values: Iterable) -> str | None:
+    """Why a manifest's `allowed_imports` value is not one passgate accepts, or None."""
+    values = list(values)
+    if not values:
+        return "name at least one module, or `stdlib`, or `any`"
+    for v in values:
+        if not isinstance(v, str):
+            return f"expected module names, got {v!r}"
+        if v not in IMPORT_WORDS and not _MODULE.match(v):
+            hint = f" ({v.split('.')[0]}, not {v})" if "." in v and _MODULE.match(v.split(".")[0]) else \
+                " (the name a program imports, not a distribution's name)"
+            return f"{v!r} is not a top-level module name{hint}"
+    if "any" in values and len(set(values)) > 1:
+        return "`any` allows every module: it stands alone"
+    return None
+
+
+def normalize_imports(values: Iterable[str]) -> tuple[str, ...]:
+    """One spelling of an allowed-imports value: `stdlib` first, then the module names sorted."""
+    names = set(values)
+    return tuple(w for w in IMPORT_WORDS if w in names) + tuple(sorted(names - set(IMPORT_WORDS)))
+
+
+def effective_imports(kind: str, values: Iterable[str] | None) -> tuple[str, ...]:
+    return normalize_imports(values) if values is not None else default_imports(kind)
+
+
+def imports_words(values: Iterable[str]) -> str:
+    """`stdlib, numpy` / `any`: an allowed-imports value as the manifest writes it."""
+    return ", ".join(normalize_imports(values)) or "nothing"
+
+
+def allows(values: Iterable[str], top: str, stdlib: frozenset[str] = STDLIB) -> bool:
+    values = set(values)
+    return "any" in values or top in values or ("stdlib" in values and top in stdlib) or top == "__main__"
+
+
 # ---------------------------------------------------------------------------- loading
 class _Located:
     """YAML node tree converted to Python values, remembering each key path's line."""
@@ -321,7 +382,19 @@ def parse_manifest(text: str, source: str = "<manifest>") -> Manifest:
     data, located = read_located_yaml(text, source, "manifest")
     manifest = _build(Manifest, data, (), located.lines, source)
     _cross_check(manifest, located.lines, source)
-    return manifest
+    return _one_spelling(manifest)
+
+
+def _one_spelling(m: Manifest) -> Manifest:
+    """Allowed imports in one order, and None where they are the kind's default: two manifests that
+    mean the same run get the same id."""
+    sets = []
+    for s in m.tasks.sets:
+        if s.allowed_imports is not None:
+            value = normalize_imports(s.allowed_imports)
+            s = dataclasses.replace(s, allowed_imports=None if value == default_imports(s.kind) else value)
+        sets.append(s)
+    return dataclasses.replace(m, tasks=dataclasses.replace(m.tasks, sets=tuple(sets)))
 
 
 def _fail(msg: str, path: tuple, lines: dict, source: str) -> ConfigError:
@@ -344,6 +417,8 @@ def _build(cls: type, data: Any, path: tuple, lines: dict, source: str) -> Any:
         if name not in fields:
             allowed = ", ".join(sorted(next((k for k, v in _RENAMES.items() if v == f), f) for f in fields))
             raise _fail(f"unknown key {key!r} (allowed: {allowed})", path + (key,), lines, source)
+        if fields[name].metadata.get("one_or_list") and isinstance(value, str):
+            value = [value]            # `stdlib` reads as [stdlib]
         kwargs[name] = _coerce(hints[name], value, path + (key,), lines, source)
     for name, f in fields.items():
         if name not in kwargs and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
@@ -408,6 +483,11 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
             raise err(f"a {s.kind} task set needs a path", "tasks", "sets", i, "path")
         if s.exposure == "holdout" and s.kind not in ("product", "chained", "repo"):
             raise err("public benchmarks are exposed and can never be a holdout", "tasks", "sets", i, "exposure")
+        if s.allowed_imports is not None:
+            problem = "repository tasks take their packages from execution.packages" if s.kind == "repo" \
+                else imports_problem(s.allowed_imports)
+            if problem:
+                raise err(problem, "tasks", "sets", i, "allowed_imports")
     c = m.candidates
     if c.source == "import" and c.import_ is None:
         raise err("candidates.source is import but candidates.import is missing", "candidates", "import")

@@ -18,6 +18,7 @@ FAILURE_CLASSES = (
     "output_exceeded",    # wrote more than the output cap
     "premature_exit",     # exited (sys.exit, os._exit, signal) before its tests finished
     "sandbox_violation",  # tried something the boundary blocked (network, host files, signals)
+    "disallowed_import",  # the program imported a module its task's allowed_imports does not list
     "not_plain_data",     # returned an object the grader cannot compare as data (e.g. __eq__ always True)
     "sandbox_crash",      # took its sandbox down twice, while a known-good probe passed in a fresh one
     "classic_failed",     # the isolated suite passed, the reference harness's one-process program failed
@@ -88,6 +89,10 @@ class Task:
     set_sha256: str = ""
     set_revision: str = ""
     repo: str = ""                 # repository tasks: the grading spec as JSON (core/tasks/repo.py)
+    # the task contract (core/tasks/contract.py): modules the program may import ("any", "stdlib" or
+    # top-level names with "stdlib" among them) and the entry point's signature as JSON ("" unknown)
+    allowed_imports: tuple[str, ...] = ("any",)
+    signature: str = ""
 
 
 @dataclass(frozen=True)

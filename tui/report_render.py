@@ -17,6 +17,7 @@ from rich.text import Text
 
 from passgate.core.words import short_digest
 
+from .report_contract import contract_parts, import_policy_words
 from .report_evidence import canary_parts, chained_parts, security_parts, tamper_parts
 from .report_layout import ByWidth, bar, setting_words as _words, table as _table
 from .report_sections import (
@@ -66,7 +67,8 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
     if report.get("generation"):
         parts.append(generation(report))
     parts += flaky(report) + omissions(report)
-    parts += security_parts(report) + canary_parts(report) + tamper_parts(report) + chained_parts(report, bar)
+    parts += security_parts(report) + canary_parts(report) + tamper_parts(report) + contract_parts(report)
+    parts += chained_parts(report, bar)
     parts += probes(report)
     if report.get("whatif"):
         parts.append(whatif(report))
@@ -92,6 +94,8 @@ def _header(report: Mapping) -> Panel:
         f"(headline pass@{head['k']}); verifier: {scores['verifier']} tests; "
         f"{_n(den['not_estimable_tasks'], 'task')} not estimable\n",
         (f"run {run['run_id']} ", "dim"), f"{run.get('name') or ''} · {run.get('model') or ''} · {run['status']}")
+    if report["config"].get("import_policy"):
+        text.append(f"\nallowed imports: {import_policy_words(report)}")
     if run.get("error"):
         from passgate.core.words import plain
         text.append(f"\nrun error: {plain(run['error'])}", style="red")
@@ -127,6 +131,8 @@ def _config(report: Mapping) -> Table:
         ("task CPU limit", _limits(tp["task_cpu_limit_s"])),
         ("sandbox", short_digest(f"{cfg['sandbox'].get('runtime')} · {cfg['sandbox'].get('image_digest')}")),
         ("packages", cfg["package_policy"]["rule"]),
+        ("allowed imports", "; ".join(f"{p['set']}: {p['allowed_imports']}" for p in cfg.get("import_policy") or [])
+         or "—"),
         ("interval", f"{spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}, "
                      f"candidate level {spec.get('candidate_level')}"),
         ("aggregation", f"{scores['aggregation']}; slice weights {_words(scores['weights'])}"),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from passgate.core.manifest import Manifest, resolve_path
+from passgate.core.manifest import Manifest, imports_words, resolve_path
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Frozen:
     yaml_text: str
     relaxations: tuple
     policy: str
+    imports: tuple = ()             # (set, allowed imports in effect) per task set
 
 
 def frozen_target(workdir: Path, opened: str) -> Path:
@@ -48,7 +49,8 @@ def freeze_to_file(_store, text: str | None, source: str | None, target: str, po
         manifest = dataclasses.replace(manifest, gate=dataclasses.replace(manifest.gate, policy=policy))
     frozen = f"# frozen by passgate: manifest id {manifest.manifest_id}\n" + dump_manifest(manifest)
     out.write_text(frozen)
-    return Frozen(str(out), manifest.manifest_id, frozen, manifest.gate.relaxations, manifest.gate.policy)
+    imports = tuple((s.slice or s.kind, imports_words(s.imports)) for s in manifest.tasks.sets)
+    return Frozen(str(out), manifest.manifest_id, frozen, manifest.gate.relaxations, manifest.gate.policy, imports)
 
 
 def absolute_paths(m: Manifest, source: str) -> Manifest:

@@ -87,6 +87,13 @@ class TaskSetChoice:
     task_ids: str = ""             # comma-separated ids; `HumanEval/0-4` expands to 0..4
     slice: str = ""
     split: str = ""
+    allowed_imports: str = ""      # `stdlib`, `any` or comma-separated names; empty: the kind's default
+
+    def imports_words(self) -> str:
+        """What the set allows, as the manifest and the review show it."""
+        from passgate.core.tasks.contract import effective_imports, imports_words
+        declared = [p.strip() for p in self.allowed_imports.split(",") if p.strip()] or None
+        return imports_words(effective_imports(self.kind, declared))
 
 
 @dataclass
@@ -175,6 +182,9 @@ def _set_dict(s: TaskSetChoice) -> dict:
         out["slice"] = s.slice
     if s.split:
         out["split"] = s.split
+    names = [p.strip() for p in s.allowed_imports.split(",") if p.strip()]
+    if names:
+        out["allowed_imports"] = names
     return out
 
 

@@ -23,6 +23,7 @@ class Inputs:
 
 def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_only: bool = False) -> Inputs:
     """Tasks and candidates as the manifest pins them; DriftError names the input that changed."""
+    from passgate.core.tasks.contract import with_contract
     from passgate.core.tasks.sets import file_sha256, load_task_set
 
     tasks: list[Task] = []
@@ -48,7 +49,9 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
             if t.task_id in seen:
                 raise ConfigError(f"task id {t.task_id} appears in two task sets", field=f"tasks.sets[{i}]")
             seen.add(t.task_id)
+            t, contract_notes = with_contract(t, spec.imports)
             tasks.append(t)
+            notes += contract_notes
         notes += [f"{ts.set_id}: {n}" for n in ts.notes]
     if manifest.tasks.canaries:
         from passgate.core.tasks.canaries import canary_tasks

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from .markdown_table import table as _table
 
+from .contract_md import contract_md
 from .evidence_md import canaries_md, chained_md, security_md, tamper_md
 
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
@@ -66,6 +67,7 @@ def to_markdown(report: Mapping) -> str:
         lines += ["## Generation", "", "```"] + generation_lines(report["generation"]) + ["```", ""]
     lines += _omissions_md(report)
     lines += security_md(report.get("security"))
+    lines += contract_md(report.get("contract"))
     lines += canaries_md(report.get("canaries"))
     lines += tamper_md(report.get("tamper"))
     lines += chained_md(report.get("chained"))
@@ -108,6 +110,8 @@ def _config_rows(report: Mapping) -> list[list[Any]]:
         ["timeout policy", f"{json.dumps(tp.get('timeout'), default=str)}; per-task CPU limit "
                            f"{_p(lim['min'], 2)}–{_p(lim['max'], 2)} s on {lim['calibrated_tasks']} calibrated tasks"],
         ["sandbox", f"{cfg['sandbox'].get('runtime')} {cfg['sandbox'].get('image')} {cfg['sandbox'].get('image_digest')}"],
+        ["allowed imports", "; ".join(f"{p['set']}: {p['allowed_imports']}" for p in cfg.get("import_policy") or [])
+         or "—"],
         ["package policy", cfg["package_policy"]["rule"] + (
             f": {', '.join(cfg['package_policy']['packages'])}" if cfg["package_policy"]["packages"] else "")],
         ["k", ", ".join(str(k) for k in scores["k"])],

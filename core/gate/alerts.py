@@ -55,6 +55,8 @@ def measures(f: GateFacts) -> dict[str, float | None]:
         "security_findings": f.security.passing_rate,
         "tamper_events": None if f.tamper_candidates is None else
         _ratio(f.tamper_candidates, c.counted + f.canaries.candidates),
+        "disallowed_imports": _ratio(f.contract.disallowed_imports, f.contract.counted) if f.contract.recorded
+        else None,
     }
 
 
@@ -66,6 +68,7 @@ _WORDS = {
     "evaluator_flakiness": "evaluator flakiness (flaky + infra-error rate)",
     "security_findings": "share of passing candidates with a security finding",
     "tamper_events": "share of candidates that tripped a tamper tripwire",
+    "disallowed_imports": "share of candidates that imported a module their task does not allow",
 }
 
 

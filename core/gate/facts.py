@@ -108,6 +108,16 @@ class SecurityFacts:
 
 
 @dataclass(frozen=True)
+class ContractFacts:
+    """The task contract among the run's counted candidates (the `contract` report section's totals)."""
+    recorded: bool = False
+    counted: int = 0
+    disallowed_imports: int = 0      # counted candidates failed as disallowed_import
+    modules: tuple[str, ...] = ()    # the modules they imported, most frequent first
+    signature_changed: int = 0       # counted candidates whose entry point's signature differs (a finding)
+
+
+@dataclass(frozen=True)
 class CanaryFacts:
     """The run's canary tasks (impossible by design, never in pass@k) and every candidate that passed one."""
     tasks: int = 0
@@ -169,6 +179,7 @@ class GateFacts:
     security: SecurityFacts = SecurityFacts()
     canaries: CanaryFacts = CanaryFacts()
     tamper_candidates: int | None = None   # counted candidates with a tamper tripwire event (None: not recorded)
+    contract: ContractFacts = ContractFacts()
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
 

@@ -19,6 +19,7 @@ from . import contamination as cm
 from .facts import (
     CanaryFacts,
     CheckFact,
+    ContractFacts,
     Contamination,
     Counts,
     DeclaredRelaxation,
@@ -94,7 +95,18 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         if check_contamination else Contamination(notes=("contamination not checked",)),
         security=_security(store, rid, policy.security.severity),
         canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
-        tamper_candidates=_tamper_candidates(store, rid), interval=interval, error=plain(run.get("error") or ""))
+        tamper_candidates=_tamper_candidates(store, rid), contract=_contract(store, run),
+        interval=interval, error=plain(run.get("error") or ""))
+
+
+def _contract(store: Store, run: dict) -> ContractFacts:
+    from passgate.core.score.contract import contract_section
+    section = contract_section(store, run)
+    if not section.get("recorded"):
+        return ContractFacts()
+    total = section["overall"]
+    return ContractFacts(True, total["candidates"], total["disallowed_import"], tuple(total["modules"]),
+                         total["signature_changed"])
 
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:

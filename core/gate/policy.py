@@ -149,6 +149,7 @@ class AlertThresholds:
     # later alerts take a default, so policy files written before them still load
     security_findings: AlertRule = AlertRule(0.02, "canary")
     tamper_events: AlertRule = AlertRule(0.0, "canary")
+    disallowed_imports: AlertRule = AlertRule(0.0, "canary")
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,14 @@ class SecuritySettings:
 
 
 @dataclass(frozen=True)
+class ContractSettings:
+    """The task contract in the gate: counted candidates failed as `disallowed_import`. With
+    `max_disallowed_imports` set (0: require none), more of them caps the consequence at `cap`."""
+    max_disallowed_imports: int | None = None
+    cap: Cap = "blocked"
+
+
+@dataclass(frozen=True)
 class Policy:
     version: int
     name: str
@@ -175,6 +184,7 @@ class Policy:
     alerts: AlertThresholds
     security: SecuritySettings = SecuritySettings()
     canaries: CanarySettings = CanarySettings()
+    contract: ContractSettings = ContractSettings()
     source: str = ""     # set by the loader, not read from the file
     sha256: str = ""
 
@@ -264,6 +274,9 @@ def _validate(p: Policy, lines: dict, source: str, expect_name: str | None) -> N
     for f in fields(AlertThresholds):
         if getattr(p.alerts, f.name).threshold < 0:
             raise err("must be zero or more", "alerts", f.name, "threshold")
+    if p.contract.max_disallowed_imports is not None and p.contract.max_disallowed_imports < 0:
+        raise err("must be zero or more (0: no candidate may import what its task does not allow)",
+                  "contract", "max_disallowed_imports")
 
 
 def _validate_boundaries(b: Boundaries, err) -> None:

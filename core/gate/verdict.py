@@ -80,6 +80,7 @@ def verdict(facts: GateFacts, policy: Policy, alerts: tuple[Alert, ...] | list[A
                    boundaries=tuple(states), path=tuple(execution_path(facts, states)), alerts=tuple(alerts),
                    score=facts.score, contamination=facts.contamination, baseline=baseline,
                    needs=tuple(release_needs(states, policy, facts.operator, risk, conditions, list(alerts))
+                               + [Need(s, "rerun", "contract") for _c, s in contract_caps(facts, policy)]
                                if consequence != "release" else ()))
 
 
@@ -133,8 +134,19 @@ def _caps(facts, policy, states, risk, risk_reasons, evidence, conditions, alert
     for a in alerts:
         if a.raised and a.cap != "release":
             caps.append((a.cap, f"Alert {a.name}: {a.sentence}"))
-    caps += _canary_caps(facts, policy)
+    caps += _canary_caps(facts, policy) + contract_caps(facts, policy)
     return caps + repository_caps(facts.repository)
+
+
+def contract_caps(facts, policy) -> list[tuple[str, str]]:
+    """More candidates importing what their task does not allow than the policy's maximum."""
+    most, found = policy.contract.max_disallowed_imports, facts.contract
+    if most is None or policy.contract.cap == "release" or found.disallowed_imports <= most:
+        return []
+    named = ", ".join(found.modules[:5]) + (" ..." if len(found.modules) > 5 else "")
+    return [(policy.contract.cap, f"{found.disallowed_imports} candidate(s) imported a module their task does not "
+                                  f"allow ({named}); policy {policy.name} allows {most}, so at best "
+                                  f"{policy.contract.cap}.")]
 
 
 def repository_caps(repo: dict) -> list[tuple[str, str]]:

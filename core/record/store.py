@@ -21,8 +21,9 @@ import sqlite_utils
 
 from passgate.core.errors import RunNotFound, StoreError
 
-SCHEMA_VERSION = 7
-CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans", "repo_results")
+SCHEMA_VERSION = 8
+CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans", "repo_results",
+                  "contract_scans")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
                      "preflight_json", "selfcheck_json", "grading_protocol")
@@ -30,7 +31,7 @@ GENESIS = "0" * 64
 UNSEALED_EVIDENCE = frozenset({"not_imported"})     # evidence rows that record facts, not runs-row fields
 # columns added to chained tables from v4 on: left out of a row's hash while NULL, so rows written
 # before they existed verify unchanged
-LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json", "tamper_json"})
+LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json", "tamper_json", "imports_json"})
 
 
 def utcnow() -> str:
@@ -217,8 +218,26 @@ def _v7_split_tests(db: sqlite_utils.Database) -> None:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
+def _v8_task_contract(db: sqlite_utils.Database) -> None:
+    """v8: the task contract. Per task its allowed imports and its entry point's signature; per
+    execution the disallowed imports the program attempted (NULL: none); per candidate what its text
+    names (modules, each allowed or not) and how its entry point's signature differs from the task's."""
+    for table, column, kind in (("tasks", "allowed_imports_json", "TEXT"), ("tasks", "signature_json", "TEXT"),
+                                ("executions", "imports_json", "TEXT")):
+        if column not in db[table].columns_dict:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    db["contract_scans"].create(
+        {"run_id": str, "task_id": str, "candidate_index": int, "program_sha256": str, "parsed": int,
+         "imports_json": str, "disallowed": int, "dynamic": int, "signature_json": str, "signature_changed": int,
+         "signature_changes_json": str, "scanned_at": str, "prev_hash": str, "row_hash": str},
+        pk=("run_id", "task_id", "candidate_index"), if_not_exists=True)
+    for op in ("UPDATE", "DELETE"):
+        db.execute(f"CREATE TRIGGER IF NOT EXISTS contract_scans_no_{op.lower()} BEFORE {op} ON contract_scans "
+                   f"BEGIN SELECT RAISE(ABORT, 'contract_scans rows are append-only'); END")
+
+
 MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity),
-              (5, _v5_scans_and_tamper), (6, _v6_repository), (7, _v7_split_tests)]
+              (5, _v5_scans_and_tamper), (6, _v6_repository), (7, _v7_split_tests), (8, _v8_task_contract)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

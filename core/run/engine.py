@@ -31,6 +31,7 @@ from .dispatch import RunContext
 from .grading import GradingSession
 from .repo import RepoGrading, is_repo_run
 from .rows import candidate_rows, task_rows
+from .contract_scan import contract_scan_run
 from .security import scan_run
 from .selfcheck import calibrate, seal_reference_run
 
@@ -137,6 +138,7 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
             GradingSession(store, ctx, runner).run()
             if not cancel.is_set():
                 scan_run(store, ctx)      # the static scan reads function programs, not patches
+                contract_scan_run(store, ctx)
         if ctx.manifest.candidates.source == "reference" and not cancel.is_set() and not is_repo_run(ctx):
             seal_reference_run(store, ctx)
         if cancel.is_set():
@@ -190,7 +192,9 @@ def _context(store, run_id, manifest, progress, cancel) -> RunContext:
                        classic_suffix=r.get("classic_suffix") or "", public_suffix=r.get("public_suffix") or "",
                        protected_suffix=r.get("protected_suffix") or "", oracle=r.get("oracle_json") or "",
                        tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
-                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "")
+                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "",
+                       allowed_imports=tuple(json.loads(r.get("allowed_imports_json") or '["any"]')),
+                       signature=r.get("signature_json") or "")
              for tid, r in task_rows.items()}
     ex = manifest.execution
     policy = Policy(rerun_policy=ex.reruns.policy, rerun_count=ex.reruns.count, infra_retries=ex.reruns.infra_retries,

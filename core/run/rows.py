@@ -53,6 +53,7 @@ def execution_row(run_id: str, runtime: str, job, res: EvalResult | WorkerLost, 
             "classic_status": res.classic.status if res.classic else None,
             "classic_class": res.classic.failure_class if res.classic else None,
             "integrity_json": json.dumps(dict(res.protected.integrity)) if res.protected.integrity else None,
+            "imports_json": json.dumps([dict(a) for a in res.imports]) if res.imports else None,   # NULL: none
             "evidence_json": json.dumps(_evidence(res, disagreement, timeout_confirmed))}
 
 
@@ -115,7 +116,8 @@ def task_rows(tasks: list[Task]) -> list[dict]:
              "test_setup": t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
              "reference_solution": t.reference_solution, "completion_style": t.completion_style,
              "classic_suffix": t.classic_suffix, "public_suffix": t.public_suffix,
-             "protected_suffix": t.protected_suffix or None, "oracle_json": t.oracle or None, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None}
+             "protected_suffix": t.protected_suffix or None, "oracle_json": t.oracle or None, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None,
+             "allowed_imports_json": json.dumps(list(t.allowed_imports)), "signature_json": t.signature or None}
             for i, t in enumerate(tasks)]
 
 

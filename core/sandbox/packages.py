@@ -2,8 +2,9 @@
 
 Each entry is `name==version --hash=sha256:HEX`. The wheels are fetched from the package registry
 at build time only (pip, `--require-hashes`, no dependencies resolved: the list is the whole set),
-must be pure Python (`py3-none-any`), and are unpacked into one deterministic layer on top of the
-pinned base image's own layer. Same base and same list give the same image id on any machine, so
+for the sandbox's interpreter whatever the host's (pure Python, or CPython 3.11 on manylinux
+x86_64: numpy's wheel carries its compiled code and libraries), and are unpacked into one
+deterministic layer on top of the pinned base image's own layer. Same base and same list give the same image id on any machine, so
 a manifest pins it like the base; nothing is fetched when a run starts.
 """
 
@@ -25,6 +26,11 @@ from ..errors import ConfigError, SandboxUnavailable
 from .image import FIXED_MTIME, load_layers, write_layer
 
 SITE = "usr/local/lib/python3.11/dist-packages"
+# the sandbox's interpreter (the base image's python3, Debian bookworm: glibc 2.36) as wheel tags
+SANDBOX_WHEEL_TARGET = ["--python-version", "3.11", "--implementation", "cp", "--abi", "cp311", "--abi", "abi3",
+                        "--abi", "none", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_28_x86_64",
+                        "--platform", "manylinux_2_17_x86_64", "--platform", "any"]
+_SANDBOX_WHEEL = re.compile(r"-(py3|cp311)-(none|abi3|cp311)-(any|(manylinux[0-9_]*_x86_64\.?)+)\.whl$")
 _ENTRY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)\s+--hash=sha256:([0-9a-f]{64})$")
 
 
@@ -67,20 +73,20 @@ def allowlist_tag(base_tag: str, packages: list[PinnedPackage]) -> str:
 
 
 def fetch_wheels(packages: list[PinnedPackage], dest: Path) -> list[Path]:
-    """pip download with hashes required; only pure-Python wheels are accepted."""
+    """pip download with hashes required, for the sandbox's interpreter; only wheels it can load are accepted."""
     req = dest / "requirements.txt"
     req.write_text("".join(p.requirement + "\n" for p in packages))
     cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-           "--require-hashes", "-r", str(req), "-d", str(dest)]
+           *SANDBOX_WHEEL_TARGET, "--require-hashes", "-r", str(req), "-d", str(dest)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         tail = "\n".join(line for line in done.stderr.splitlines() if "WARNING" not in line)[-600:]
         raise SandboxUnavailable(f"cannot fetch the allowlisted packages: {tail}")
     wheels = sorted(dest.glob("*.whl"))
     for wheel in wheels:
-        if not wheel.name.endswith("-none-any.whl"):
-            raise ConfigError(f"{wheel.name} is not a pure-Python wheel; the allowlist takes py3-none-any only",
-                              field="execution.packages")
+        if not _SANDBOX_WHEEL.search(wheel.name):
+            raise ConfigError(f"{wheel.name} is not a wheel the sandbox's Python loads (pure Python, or cp311 on "
+                              "manylinux x86_64)", field="execution.packages")
     return wheels
 
 

@@ -57,8 +57,9 @@ class TaskSpec:
     runs and what the grader keeps.
 
     `oracle` (JSON) is what the grader needs beside them: for EvalPlus, the inputs, the canonical
-    solution it runs for the expected outputs and the comparison. `key` is the sha256 prefix of the
-    rest, so a worker loads each task once.
+    solution it runs for the expected outputs and the comparison. `imports` is the task's allowed
+    imports as the candidate's process enforces them (`{"stdlib": bool, "allowed": [names]}`, None for
+    any; program/imports.py). `key` is the sha256 prefix of the rest, so a worker loads each task once.
     """
 
     key: str
@@ -66,15 +67,19 @@ class TaskSpec:
     protected: str
     public: str
     oracle: str = ""
+    imports: Mapping[str, Any] | None = None
 
     @classmethod
     def of(cls, task: Task) -> "TaskSpec":
         return cls.build(task.task_id, task.protected_suffix or task.classic_suffix, task.public_suffix,
-                         task.oracle)
+                         task.oracle, imports=import_policy(task.allowed_imports))
 
     @classmethod
-    def build(cls, task_id: str, protected: str, public: str = "", oracle: str = "") -> "TaskSpec":
+    def build(cls, task_id: str, protected: str, public: str = "", oracle: str = "", *,
+              imports: Mapping[str, Any] | None = None) -> "TaskSpec":
         body = {"task_id": task_id, "protected": protected, "public": public, "oracle": oracle}
+        if imports is not None:
+            body["imports"] = imports
         key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:20]
         return cls(key=key, **body)
 
@@ -85,7 +90,15 @@ class TaskSpec:
 
     def wire(self) -> dict:
         return {"key": self.key, "task_id": self.task_id, "protected": self.protected, "public": self.public,
-                "oracle": self.oracle}
+                "oracle": self.oracle, "imports": self.imports}
+
+
+def import_policy(allowed: tuple[str, ...]) -> dict | None:
+    """A task's `allowed_imports` (`("any",)`, `("stdlib",)`, `("numpy", "stdlib")`, ...) as the worker
+    enforces it: None when any import is allowed."""
+    if not allowed or "any" in allowed:
+        return None
+    return {"stdlib": "stdlib" in allowed, "allowed": sorted(m for m in allowed if m != "stdlib")}
 
 
 @dataclass(frozen=True)
@@ -120,7 +133,8 @@ class SuiteResult:
     `visible` by the grader with the expected value also in the process, `in_process` in the
     candidate's process; `control` is "grader" when the grader knew every assertion that had to run,
     "process" when the test's own control flow decided that. `process`: set when the suite ran on in
-    the process the protected suite left.
+    the process the protected suite left. `imports`: the disallowed imports the program attempted in
+    this suite's process (module, top, line, how, in), when its class is `disallowed_import`.
     """
 
     status: str
@@ -134,6 +148,7 @@ class SuiteResult:
     expected: str = ""
     integrity: Mapping[str, Any] = field(default_factory=dict)
     process: str = ""
+    imports: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
     def from_wire(cls, d: Mapping[str, Any] | None) -> "SuiteResult":
@@ -143,7 +158,8 @@ class SuiteResult:
                    detail=str(d.get("detail") or ""), exc_type=d.get("exc_type"),
                    cpu_s=float(d.get("cpu_s") or 0.0), line=d.get("line"), source=str(d.get("source") or ""),
                    returned=str(d.get("returned") or ""), expected=str(d.get("expected") or ""),
-                   integrity=integrity, process=str(d.get("process") or ""))
+                   integrity=integrity, process=str(d.get("process") or ""),
+                   imports=tuple(a for a in d.get("imports") or () if isinstance(a, dict)))
 
 
 NOT_RUN = SuiteResult("not_run")
@@ -206,6 +222,15 @@ class EvalResult:
     @property
     def passed(self) -> bool:
         return self.protected.status == "passed"
+
+    @property
+    def imports(self) -> tuple[Mapping[str, Any], ...]:
+        """The disallowed imports the program attempted, over both suites, each once."""
+        seen: list = []
+        for a in self.protected.imports + self.public.imports:
+            if a not in seen:
+                seen.append(a)
+        return tuple(seen)
 
 
 @dataclass

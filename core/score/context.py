@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .contract import import_policy
 from .data import RunRecords
 
 # Failure classes grouped the way a release ticket reads them.
@@ -20,9 +21,10 @@ CATEGORIES = {
     "violation": ("sandbox_violation",),
     "repository": ("patch_failed", "build_failed", "test_failed", "tests_missing", "unlisted_package"),
     "tampering": ("tampering", "secret_introduced"),
+    "contract": ("disallowed_import",),
 }
-# shown only when a run has them (repository tasks): a function run's report keeps its categories
-SHOWN_WHEN_PRESENT = ("repository", "tampering")
+# shown only when a run has them (repository tasks, the task contract): a run without keeps its categories
+SHOWN_WHEN_PRESENT = ("repository", "tampering", "contract")
 _HISTOGRAM_BINS = 24
 
 
@@ -91,6 +93,7 @@ def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> 
                                  "max": float(calibrated.max()) if calibrated.size else None},
             "runner_limits": parse_json(run.get("limits_json")),
         },
+        "import_policy": import_policy(manifest),
         "package_policy": {"packages": packages,
                            "rule": "listed packages on top of the pinned image's standard library"
                            if packages else "the pinned image's standard library only"},

@@ -17,6 +17,7 @@ REFUSED_BY_DESIGN = {
     "not_plain_data": "the isolated grader never compares an object that is not data; one process compares it",
     "premature_exit": "the isolated grader fails an exit before the tests end; one process cannot tell it from a pass",
     "sandbox_violation": "the isolated grader fails a blocked boundary attempt; one process reports only its tests",
+    "disallowed_import": "the isolated run enforces the task's allowed imports; the one-process program does not",
     "classic_failed": None,
 }
 NOT_ABOUT_THE_ANSWER = {"timeout", "memory_exceeded", "output_exceeded", "infra_error"}

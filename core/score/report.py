@@ -40,6 +40,7 @@ from .points import finite_or_none, point_scores
 from .repository import repository_section
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 from .canaries import canaries_section
+from .contract import contract_section
 from .chained import chained_section
 from .security import security_section
 from .tamper import tamper_section
@@ -129,6 +130,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "security": security_section(store, run),
             "canaries": canaries_section(store, run),
             "tamper": tamper_section(store, run),
+            "contract": contract_section(store, run),
             "chained": chained_section(recs, config.interval),
             "repository": repository_section(store, run["run_id"]),
             "generation": generation,

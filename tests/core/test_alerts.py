@@ -25,7 +25,7 @@ def test_an_unchanged_run_raises_nothing():
     assert not [a for a in alerts if a.raised]
     assert {a.name for a in alerts} == {"pass_at_1_drop", "pass_at_1_rise", "timeout_rate", "protected_test_gap",
                                         "sandbox_violations", "contamination_findings", "evaluator_flakiness",
-                                        "security_findings", "tamper_events"}
+                                        "security_findings", "tamper_events", "disallowed_imports"}
     assert verdict(run, secure(), alerts, baseline="r-base").consequence == "release"
 
 

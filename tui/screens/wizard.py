@@ -232,7 +232,8 @@ class WizardScreen(RecordScreen):
 
     def _current_set(self) -> TaskSetChoice:
         return TaskSetChoice(kind=self.query_one("#kind", Select).value, path=self._value("#set-path"),
-                             task_ids=self._value("#task-ids"), slice=self._value("#slice"))
+                             task_ids=self._value("#task-ids"), slice=self._value("#slice"),
+                             allowed_imports=self._value("#allowed-imports"))
 
     @on(Select.Changed, "#policy")
     def _policy_changed(self, event: Select.Changed) -> None:
@@ -266,11 +267,11 @@ class WizardScreen(RecordScreen):
     def _add_set(self) -> None:
         self.state.sets[-1] = self._current_set()
         self.state.sets.append(TaskSetChoice())
-        for selector in ("#set-path", "#task-ids", "#slice"):
+        for selector in ("#set-path", "#task-ids", "#slice", "#allowed-imports"):
             self.query_one(selector, Input).value = ""
         self.query_one("#sets-list", Static).update(
             "Task sets so far:\n" + "\n".join(f"  {c.kind} {c.task_ids or '(all)'} {c.slice}".rstrip()
-                                              for c in self.state.sets[:-1]))
+                                              + f", imports {c.imports_words()}" for c in self.state.sets[:-1]))
 
     # ---- freeze and launch ------------------------------------------------------------
     def _freeze(self) -> None:
@@ -301,7 +302,9 @@ class WizardScreen(RecordScreen):
             else escape(frozen.path)
         self.query_one("#review-summary", Static).update(Group(
             Text.from_markup(f"[b]Manifest id[/b] {frozen.manifest_id}, policy {frozen.policy}\n[b]Wrote[/b] the "
-                             f"frozen manifest to {where}"), *gate,
+                             f"frozen manifest to {where}"),
+            Text.from_markup("[b]Allowed imports[/b]\n" + ("\n".join(
+                f"  {escape(name)}: {escape(words)}" for name, words in frozen.imports) or "  —")), *gate,
             Text("Press Launch (ctrl+l) to record and run it.")))
 
     def show_prospects(self, prospects: list) -> None:

@@ -82,6 +82,9 @@ def tasks_page(state: WizardState) -> ComposeResult:
         yield Input(placeholder="(empty: every task of the set)", id="task-ids")
         yield Label("Slice name (default: the task set's kind)")
         yield Input(id="slice")
+        yield Label("Allowed imports: stdlib, any, or module names with stdlib among them")
+        yield Input(placeholder="(empty: stdlib for a public benchmark, any for your own tasks)",
+                    id="allowed-imports")
         yield Button("Add another task set", id="add-set")
         yield Static("", id="sets-list")
 

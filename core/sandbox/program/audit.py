@@ -9,6 +9,7 @@ import os
 import sys
 
 from .frames import SCRATCH
+from .imports import installed_package_asked
 
 TAMPER = []                         # tamper tripwires seen (telemetry sent with every reply; never a verdict)
 _FRAME_EVENTS = frozenset({"sys._getframe", "code.__new__"})
@@ -107,7 +108,8 @@ def install_audit_hook():
                 if pid in (1, -1, 0) or pid == os.getppid():
                     seen.append("signal:%s %s" % (event, pid))
             elif event == "ctypes.dlopen" or event == "ctypes.dlsym":
-                seen.append("native:%s" % event)
+                if not installed_package_asked(getframe(1)):    # numpy loading its own library (where the
+                    seen.append("native:%s" % event)            # task allows numpy) is not an attempt
         except Exception:
             pass
         if len(seen) > 50:

@@ -19,6 +19,7 @@ import threading
 
 import builtins as _real_builtins   # the module the candidate program gets (it may patch it)
 
+from . import imports
 from .audit import TAMPER, install_audit_hook
 from .frames import CAND_UID, SCRATCH, FrameReader, send_frame
 from .report import Reporter
@@ -116,6 +117,7 @@ def candidate_main(req_r, resp_w, out_w, limits):
         frames = FrameReader(3)
         job = frames.recv()
         _cpu_backstop(job.get("cpu_s", limits["cpu_s"]))
+        imports.guard(job.get("imports"))
     except BaseException:
         os._exit(71)
     namespace = _load(job["program"], violations)
@@ -144,10 +146,10 @@ def _load(program, violations):
             _flush()
             send_frame(4, {"k": "load", "ok": False, "error": {
                 "type": type(exc).__name__, "msg": _text_of(exc)[:300] + where, "class": _load_class(exc),
-                "line": line}, "w": list(violations), "tw": list(TAMPER)})
+                "line": line}, "w": list(violations), "tw": list(TAMPER), "imp": imports.attempts()})
         finally:
             os._exit(0)
-    send_frame(4, {"k": "load", "ok": True, "w": list(violations), "tw": list(TAMPER)})
+    send_frame(4, {"k": "load", "ok": True, "w": list(violations), "tw": list(TAMPER), "imp": imports.attempts()})
     return namespace
 
 
@@ -165,6 +167,7 @@ def _run_suite(namespace, suite, violations):
     reporter = Reporter(4, code)
     namespace.update(__pg_h__=reporter.holes, __pg_b__=reporter.truth, __pg_t__=reporter.held,
                      __pg_c__=reporter.compare)
+    imports.set_notify(lambda attempt: reporter.send({"k": "imp", "imp": [attempt]}))
     try:
         exec(code, namespace)
     except BaseException as exc:
@@ -175,7 +178,7 @@ def _run_suite(namespace, suite, violations):
     else:
         _flush()
         frame = {"k": "end"}
-    frame.update(w=list(violations), tw=list(TAMPER), threads=_active_count())
+    frame.update(w=list(violations), tw=list(TAMPER), threads=_active_count(), imp=imports.attempts())
     reporter.finish(frame)
 
 

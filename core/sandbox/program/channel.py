@@ -14,6 +14,7 @@ import socket
 import time
 
 from .frames import _unpack_len, CLK_TCK, MAX_FRAME, frame_bytes, loads
+from .imports import clean as clean_imports
 
 _CANDIDATE_CLASSES = {"runtime_error", "memory_exceeded", "syntax_error", "premature_exit", "wrong_answer"}
 
@@ -50,6 +51,7 @@ class Channel:
         self.out_bytes = 0
         self.violations = []
         self.tamper = []
+        self.imports = []                # disallowed imports the program attempted (imports.py)
         self.threads = 1
         self.gone = None
         self.zsock = zsock
@@ -211,7 +213,13 @@ class Channel:
 
     def recv(self):
         """The candidate's next frame, its waiting and decoding charged; anything that is not a valid
-        frame of bounded size is its failure."""
+        frame of bounded size is its failure. A report of an import attempt is telemetry, never a step."""
+        msg = self._recv_one()
+        while msg.get("k") == "imp":
+            msg = self._recv_one()
+        return msg
+
+    def _recv_one(self):
         since = time.monotonic()
         try:
             self._fill(4, since)
@@ -239,6 +247,8 @@ class Channel:
         t = msg.get("tw")
         if type(t) is list:   # the candidate sends all it saw so far; merged, so the grader's own entries stay
             self.tamper += [e for e in (str(x)[:200] for x in t[:50]) if e not in self.tamper][:50 - len(self.tamper)]
+        if "imp" in msg:
+            self.imports += [a for a in clean_imports(msg["imp"]) if a not in self.imports][:20 - len(self.imports)]
 
     def _ended(self):
         """The candidate closed its end: collect why from the zygote."""

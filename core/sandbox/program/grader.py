@@ -17,6 +17,7 @@ import time
 
 from .channel import CandidateGone, Channel
 from .facts import program_facts
+from .imports import judge as judge_imports
 from .oracles import EvalPlusOracle
 from .shadow import SuiteFailed, Shadow
 from .split import split_test
@@ -60,7 +61,8 @@ class Grader:
         if oracle is not None:
             oracle.compute(REFERENCE_BUDGET_S, CAND_UID)
         self.tasks[req["key"]] = {"task_id": req["task_id"], "suites": suites,
-                                  "lines": {n: s.splitlines() for n, s in suites.items()}, "oracle": oracle}
+                                  "lines": {n: s.splitlines() for n, s in suites.items()}, "oracle": oracle,
+                                  "imports": req.get("imports")}
 
     # ---- splitting -------------------------------------------------------------------
     def split_for(self, key, name, program):
@@ -119,7 +121,7 @@ class Grader:
                 and acc.suites["protected"].get("class") == "timeout":
             return {"status": "not_run", "class": None, "detail": "left to the re-check of the timeout, run alone"}, ch
         split = self.split_for(req["task"], name, req["program"])
-        job = {"suite": {"code": split.code_b64}}
+        job = {"suite": {"code": split.code_b64}, "imports": task["imports"]}
         if ch is not None and ch.gone is None and ch.suite_passed and ch.threads == 1:
             ch.begin_suite()
             ch.reused = True
@@ -133,11 +135,11 @@ class Grader:
             ch = Channel(self.zsock, req["limits"])
             ch.begin_suite()
             if not ch.load({"program": req["program"], **job}):
-                acc.load_failure = _from_gone(ch.gone, ch, None)
+                acc.load_failure = judge_imports(_from_gone(ch.gone, ch, None), ch.imports, task["imports"])
                 acc.load_failure["cpu_s"] = round(ch.suite_cpu(), 4)
                 return dict(acc.load_failure), ch
         functions = task["oracle"].functions() if task["oracle"] is not None else None
-        verdict = self._follow(ch, split, task["lines"][name], functions)
+        verdict = judge_imports(self._follow(ch, split, task["lines"][name], functions), ch.imports, task["imports"])
         verdict["cpu_s"] = round(ch.suite_cpu(), 4)
         if getattr(ch, "reused", False):
             verdict["process"] = "after the protected suite"

@@ -149,5 +149,5 @@ def run_probe(grader, limits):
         info = ch.collect()
     report["probe_exit"] = info
     report["worker"] = {"uid": os.getuid(), "pid": os.getpid(), "python": sys.version.split()[0],
-                        "environ_keys": sorted(os.environ)}
+                        "environ_keys": sorted(os.environ), "stdlib_modules": sorted(sys.stdlib_module_names)}
     return report

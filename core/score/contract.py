@@ -1,0 +1,128 @@
+"""The report's `contract` section: the task contract beyond the tests, per slice and model.
+
+Disallowed imports counted in pass@k (outcomes failed as `disallowed_import`, with the modules the
+sandbox saw the program import), what the programs' text names that the contract does not allow
+(the `contract_scans` rows: also code that never ran), and entry points whose signature differs from
+the task's in what a caller can pass (a finding beside the verdict, never a failure).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from typing import Mapping
+
+from passgate.core.manifest import effective_imports, imports_words
+
+EXAMPLES = 20
+_COUNTED = "('passed', 'failed', 'flaky')"
+
+
+def import_policy(manifest: Mapping) -> list[dict]:
+    """Each task set's allowed imports in effect, as the report header shows them."""
+    out = []
+    for s in (manifest.get("tasks") or {}).get("sets") or []:
+        kind = s.get("kind", "")
+        out.append({"set": s.get("slice") or kind, "kind": kind, "declared": s.get("allowed_imports") is not None,
+                    "allowed_imports": imports_words(effective_imports(kind, s.get("allowed_imports")))})
+    return out
+
+
+def contract_section(store, run: Mapping) -> dict:
+    """Disallowed imports and signature findings per slice, with the modules named and examples."""
+    rid, model = run["run_id"], run.get("model") or ""
+    if "contract_scans" not in store.db.table_names():
+        return {"recorded": False, "reason": "the record predates the task contract"}
+    policy = {r["slice"]: json.loads(r["allowed"] or '["any"]') for r in store.query(
+        "SELECT slice, MIN(allowed_imports_json) AS allowed FROM tasks WHERE run_id = ? GROUP BY slice", [rid])}
+    groups: dict[str, dict] = defaultdict(_group)
+    for r in store.query(f"SELECT t.slice, COUNT(*) AS n, SUM(o.failure_class = 'disallowed_import') AS refused "
+                         "FROM outcomes o JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
+                         f"WHERE o.run_id = ? AND o.outcome IN {_COUNTED} GROUP BY t.slice", [rid]):
+        groups[r["slice"]].update(candidates=r["n"], disallowed_import=r["refused"] or 0)
+    examples = _runtime(store, rid, groups)
+    _static(store, rid, groups)
+    scanned = store.count("contract_scans", rid)
+    overall = _group()
+    for g in groups.values():
+        for key, value in g.items():
+            overall[key] = overall[key] + value
+    return {"recorded": True, "scanned": scanned, "model": model,
+            "allowed_imports": {s: imports_words(v) for s, v in sorted(policy.items())},
+            "overall": _plain(overall),
+            "groups": [{"slice": s, "model": model, "allowed_imports": imports_words(policy.get(s, ["any"])),
+                        **_plain(g)} for s, g in sorted(groups.items())],
+            "examples": examples, "signature_examples": _signature_examples(store, rid)}
+
+
+def _group() -> dict:
+    return {"candidates": 0, "disallowed_import": 0, "modules": Counter(), "named": 0, "named_modules": Counter(),
+            "named_not_run": 0, "dynamic": 0, "signature_changed": 0, "signature_unknown": 0}
+
+
+def _plain(g: Mapping) -> dict:
+    return {k: (dict(sorted(v.items(), key=lambda kv: (-kv[1], kv[0]))) if isinstance(v, Counter) else v)
+            for k, v in g.items()}
+
+
+def _runtime(store, rid: str, groups: dict) -> list[dict]:
+    """Modules the sandbox saw refused, counted once per candidate; the first attempts as examples."""
+    seen: dict[tuple, list] = {}
+    where: dict[tuple, tuple] = {}
+    for r in store.query("SELECT e.task_id, e.candidate_index, e.imports_json, t.slice, o.outcome, o.failure_class "
+                         "FROM executions e JOIN tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id "
+                         "JOIN outcomes o ON o.run_id = e.run_id AND o.task_id = e.task_id "
+                         "AND o.candidate_index = e.candidate_index WHERE e.run_id = ? AND e.imports_json IS NOT NULL "
+                         f"AND o.outcome IN {_COUNTED} ORDER BY e.task_id, e.candidate_index, e.exec_id", [rid]):
+        key = (r["task_id"], r["candidate_index"])
+        for a in json.loads(r["imports_json"] or "[]"):
+            if a not in seen.setdefault(key, []):
+                seen[key].append(a)
+        where[key] = (r["slice"], r["outcome"], r["failure_class"])
+    for key, attempts in seen.items():
+        groups[where[key][0]]["modules"].update({a.get("top") or "?" for a in attempts})
+    out = []
+    for key in sorted(seen)[:EXAMPLES]:
+        a = seen[key][0]
+        out.append({"task_id": key[0], "candidate_index": key[1], "slice": where[key][0], "outcome": where[key][1],
+                    "module": a.get("module"), "line": a.get("line"), "how": a.get("how"), "in": a.get("in") or "",
+                    "code": _line(store, rid, key, a.get("line"))})
+    return out
+
+
+def _static(store, rid: str, groups: dict) -> None:
+    """What the counted candidates' text names that their task does not allow, and signature findings."""
+    for r in store.query("SELECT s.task_id, s.imports_json, s.disallowed, s.dynamic, s.signature_changed, "
+                         "s.signature_json, t.slice, o.failure_class FROM contract_scans s JOIN tasks t "
+                         "ON t.run_id = s.run_id AND t.task_id = s.task_id JOIN outcomes o ON o.run_id = s.run_id "
+                         "AND o.task_id = s.task_id AND o.candidate_index = s.candidate_index "
+                         f"WHERE s.run_id = ? AND o.outcome IN {_COUNTED}", [rid]):
+        g = groups[r["slice"]]
+        if r["disallowed"]:
+            g["named"] += 1
+            g["named_modules"].update({n["top"] for n in json.loads(r["imports_json"] or "[]")
+                                       if n.get("allowed") is False})
+            g["named_not_run"] += r["failure_class"] != "disallowed_import"
+        g["dynamic"] += bool(r["dynamic"])
+        g["signature_changed"] += r["signature_changed"] == 1
+        g["signature_unknown"] += r["signature_changed"] is None
+
+
+def _signature_examples(store, rid: str) -> list[dict]:
+    return [{"task_id": r["task_id"], "candidate_index": r["candidate_index"], "outcome": r["outcome"],
+             "changes": json.loads(r["signature_changes_json"] or "[]")}
+            for r in store.query("SELECT s.task_id, s.candidate_index, s.signature_changes_json, o.outcome "
+                                 "FROM contract_scans s LEFT JOIN outcomes o ON o.run_id = s.run_id "
+                                 "AND o.task_id = s.task_id AND o.candidate_index = s.candidate_index "
+                                 "WHERE s.run_id = ? AND s.signature_changed = 1 "
+                                 "ORDER BY o.outcome != 'passed', s.task_id, s.candidate_index LIMIT ?",
+                                 [rid, EXAMPLES])]
+
+
+def _line(store, rid: str, key: tuple, line) -> str:
+    if not isinstance(line, int) or line < 1:
+        return ""
+    row = store.db.execute("SELECT program FROM candidates WHERE run_id = ? AND task_id = ? AND candidate_index = ?",
+                           [rid, *key]).fetchone()
+    lines = (row[0] if row else "").splitlines()
+    return lines[line - 1].strip()[:160] if line <= len(lines) else ""
