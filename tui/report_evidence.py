@@ -1,4 +1,4 @@
-"""Rich tables for the report's evidence sections beside pass@k (security findings, ...)."""
+"""Rich tables for the report's evidence sections beside pass@k (security findings, verdict integrity, ...)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Any, Mapping
 from rich import box
 from rich.table import Table
 from rich.text import Text
+
+from passgate.core.export.evidence_md import INTEGRITY_COLUMNS, integrity_rows
 
 
 def _pct(x: Any) -> str:
@@ -120,3 +122,17 @@ def chained_parts(report: Mapping, bar) -> list:
         parts.append(Text(f"Each extra block multiplies the pass rate by {d['factor']:.3f} "
                           f"({level}% interval [{d['ci_low']:.3f}, {d['ci_high']:.3f}]).", style="bold"))
     return parts
+
+
+def integrity_parts(report: Mapping) -> list:
+    """Per slice, where the protected tests' assertions were decided: outside the candidate's process,
+    visible to it, or in it; a run graded before protocol 3 says so rather than showing zeros."""
+    integ = report.get("integrity")
+    if not integ or not integ.get("recorded"):
+        why = (integ or {}).get("reason") or "the record predates it"
+        return [Text(f"Verdict integrity: not recorded ({why}).", style="yellow")]
+    table = _table("Verdict integrity: where the protected tests' assertions were decided", *INTEGRITY_COLUMNS)
+    rows = integrity_rows(integ)
+    for i, row in enumerate(rows):
+        table.add_row(*(str(c) for c in row), style="bold" if i == len(rows) - 1 else "")
+    return [table]

@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 
 from .. import records
+from ..integrity import decided_line
 from .base import RecordScreen
 
 MAX_ROWS = 2000                # beyond this the list asks for a filter (a run can hold 16,400 candidates)
@@ -223,7 +224,8 @@ class InspectorScreen(RecordScreen):
         if cand is None or task is None:
             return
         last = next((a for a in reversed(attempts) if a["purpose"] != "rerun"), attempts[-1] if attempts else {})
-        self.query_one("#candidate-head", Static).update(_head(cand, task, outcome, attempts, last))
+        self.query_one("#candidate-head", Static).update(
+            _head(cand, task, outcome, attempts, last, decided_line(attempts, d.get("grading_protocol"))))
         program = cand["program"] or cand["processed_text"] or cand["raw_text"] or ""
         self.query_one("#code", Static).update(Syntax(program, "python", line_numbers=True, word_wrap=True)
                                                if program else Text(f"not run: {cand['excluded_reason'] or ''}"))
@@ -295,17 +297,21 @@ def attempt_result(a: dict) -> str:
     return a["protected_status"] or "?"
 
 
-def _head(cand: dict, task: dict, outcome: dict, attempts: list[dict], last: dict) -> Text:
+def _head(cand: dict, task: dict, outcome: dict, attempts: list[dict], last: dict, decided: str) -> Text:
+    """The verdict, how its assertions were decided (`decided`), then the deciding attempt's resources."""
     verdict = outcome.get("outcome", "undecided")
     colour = {"passed": "green", "failed": "red", "flaky": "yellow"}.get(verdict, "magenta")
     reruns = sum(a["purpose"] == "rerun" for a in attempts)
     tries = f"attempts {len(attempts)}" + (f" ({reruns} rerun{'s' if reruns != 1 else ''})" if reruns else "")
-    return Text.from_markup(
+    head = Text.from_markup(
         f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  "
-        f"[{colour}]{verdict}[/{colour}] {outcome.get('failure_class') or ''}  {tries}\n"
+        f"[{colour}]{verdict}[/{colour}] {outcome.get('failure_class') or ''}  {tries}\n")
+    head.append(decided + "\n", style="dim" if decided.startswith("decided: not recorded") else "")
+    head.append(
         f"CPU {last.get('cpu_s') or 0:.3f}s of {task['cpu_limit_s'] or 0:.1f}s limit · wall {last.get('wall_s') or 0:.3f}s"
         f" · peak RSS {(last.get('peak_rss_kb') or 0) / 1024:.1f} MiB · output {last.get('out_bytes') or 0} B"
         f" · source {cand['source']} {cand['source_ref'] or ''}")
+    return head
 
 
 def failing_lines(last: dict) -> list[tuple[str, str]]:
