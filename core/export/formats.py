@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from .markdown_table import table as _table
 
 from .contract_md import contract_md
-from .evidence_md import canaries_md, chained_md, security_md, tamper_md
+from .evidence_md import canaries_md, chained_md, integrity_md, security_md, tamper_md
 
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
 
@@ -70,6 +70,7 @@ def to_markdown(report: Mapping) -> str:
     lines += contract_md(report.get("contract"))
     lines += canaries_md(report.get("canaries"))
     lines += tamper_md(report.get("tamper"))
+    lines += integrity_md(report.get("integrity"))
     lines += chained_md(report.get("chained"))
     lines += _boundary_md(report)
     if report.get("whatif"):

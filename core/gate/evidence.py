@@ -161,6 +161,49 @@ def _side(v: dict) -> str:
         f" ({str(v.get('detail'))[:80]})" if v.get("detail") else "")
 
 
+def verdict_integrity(f: GateFacts, p: Policy) -> Condition:
+    """Verdicts the grader decided are stronger evidence than verdicts the candidate's own process
+    decided: graded on the slice whose decided assertions ran most in the candidate's process."""
+    band, g = p.evidence.verdict_integrity, f.integrity
+    threshold = _band_words(band)          # of the in-process share, slice by slice
+    if not g.recorded:
+        return Condition("verdict_integrity", "adequate", "not recorded", threshold,
+                         f"The run was graded under protocol {g.protocol or 1}, which does not record whether "
+                         "assertions were decided outside the candidate's process or in it.")
+    decided = [s for s in g.slices if s.decided]
+    if not decided:
+        counted = sum(s.candidates for s in g.slices)
+        return Condition("verdict_integrity", "adequate", "no assertion decided", threshold,
+                         f"None of the {counted} counted candidates' verdicts recorded a decided assertion, so "
+                         "nothing shows where they were decided.")
+    worst = max(decided, key=lambda s: (s.weakest_share, s.name))
+    level = _rate(worst.weakest_share, band)
+    saw = f"{worst.name}: {worst.in_process}/{worst.decided} in-process ({_pct(worst.in_process_share)})"
+    if worst.process_control_share > (worst.in_process_share or 0.0):
+        saw = (f"{worst.name}: {worst.process_control}/{worst.candidates} verdicts ended by the candidate's process "
+               f"({_pct(worst.process_control_share)})")
+    return Condition("verdict_integrity", level, saw, threshold, _integrity_sentence(worst, decided, g.slices))
+
+
+def _integrity_sentence(worst, decided, slices) -> str:
+    """The slice that grades the condition in numbers, then the others and what else weakens them."""
+    text = (f"In slice {worst.name}, {worst.in_process} of {worst.decided} decided assertions "
+            f"({_pct(worst.in_process_share)}) were decided in the candidate's process and {worst.outside} outside "
+            f"it" + (f", {worst.visible} with the expected value visible to it" if worst.visible else ""))
+    others = [s for s in decided if s is not worst]
+    if others:
+        text += "; other slices: " + ", ".join(f"{s.name} {_pct(s.in_process_share)}" for s in others)
+    steered = sum(s.process_control for s in slices)
+    if steered:
+        text += (f"; in {steered} verdict{'s' if steered != 1 else ''} the test's own control flow, in the "
+                 "candidate's process, decided which assertions had to run, so the process could have ended the "
+                 "test early (counted like an in-process decision)")
+    empty = [s.name for s in slices if not s.decided]
+    if empty:
+        text += "; no assertion was decided in " + ", ".join(empty)
+    return text + "."
+
+
 def boundary_self_probe(f: GateFacts, p: Policy) -> Condition:
     checks = f.probe + f.preflight
     if not f.probe:
@@ -275,6 +318,6 @@ def interval_width(f: GateFacts, p: Policy) -> Condition:
     return Condition("interval_width", _rate(w, band), f"{w:.3f} wide", _width_words(band), sentence)
 
 
-CHECKS = (run_completed, records_intact, ground_truth_selfcheck, verdict_fidelity, boundary_self_probe, protected_tests,
-          rerun_stability, flaky_rate, timeout_rate, infra_error_rate, holdout_cleanliness, sample_size,
-          interval_width)
+CHECKS = (run_completed, records_intact, ground_truth_selfcheck, verdict_fidelity, verdict_integrity,
+          boundary_self_probe, protected_tests, rerun_stability, flaky_rate, timeout_rate, infra_error_rate,
+          holdout_cleanliness, sample_size, interval_width)

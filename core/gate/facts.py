@@ -126,6 +126,44 @@ class CanaryFacts:
 
 
 @dataclass(frozen=True)
+class SliceIntegrity:
+    """How one slice's verdicts were decided (score/integrity.py): assertions decided outside the
+    candidate's process, visible to it, or in it, summed over its counted candidates."""
+    name: str
+    candidates: int = 0
+    outside: int = 0
+    visible: int = 0
+    in_process: int = 0
+    process_control: int = 0         # verdicts whose test's own control flow decided which sites ran
+
+    @property
+    def decided(self) -> int:
+        return self.outside + self.visible + self.in_process
+
+    @property
+    def in_process_share(self) -> float | None:
+        return self.in_process / self.decided if self.decided else None
+
+    @property
+    def process_control_share(self) -> float:
+        """Verdicts whose end the candidate's process could have written (see docs/architecture.md)."""
+        return self.process_control / self.candidates if self.candidates else 0.0
+
+    @property
+    def weakest_share(self) -> float:
+        return max(self.in_process_share or 0.0, self.process_control_share)
+
+
+@dataclass(frozen=True)
+class IntegrityFacts:
+    """Verdict integrity per slice; `recorded` is false for runs graded before protocol 3, whose
+    figures are unknown (not zero)."""
+    recorded: bool = False
+    protocol: int | None = None
+    slices: tuple[SliceIntegrity, ...] = ()
+
+
+@dataclass(frozen=True)
 class Score:
     """pass@1 and its bootstrap interval, as the manifest's scoring contract computes them."""
     pass_at_1: float | None = None
@@ -180,6 +218,7 @@ class GateFacts:
     canaries: CanaryFacts = CanaryFacts()
     tamper_candidates: int | None = None   # counted candidates with a tamper tripwire event (None: not recorded)
     contract: ContractFacts = ContractFacts()
+    integrity: IntegrityFacts = IntegrityFacts()   # how the verdicts' assertions were decided, per slice
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from passgate.core.model import CANARY_GLOB_SQL, is_canary
 from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.fidelity import fidelity_summary
+from passgate.core.score.integrity import integrity_section
 from passgate.core.score.security import SEVERITIES, SEVERITY_RANK_SQL
 
 from passgate.core.words import plain
@@ -25,9 +26,11 @@ from .facts import (
     DeclaredRelaxation,
     Finding,
     GateFacts,
+    IntegrityFacts,
     SecurityFacts,
     SignoffFact,
     SliceFact,
+    SliceIntegrity,
 )
 from .policy import Policy
 from .stats import score
@@ -96,7 +99,7 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         security=_security(store, rid, policy.security.severity),
         canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
         tamper_candidates=_tamper_candidates(store, rid), contract=_contract(store, run),
-        interval=interval, error=plain(run.get("error") or ""))
+        integrity=_integrity(store, run), interval=interval, error=plain(run.get("error") or ""))
 
 
 def _contract(store: Store, run: dict) -> ContractFacts:
@@ -107,6 +110,16 @@ def _contract(store: Store, run: dict) -> ContractFacts:
     total = section["overall"]
     return ContractFacts(True, total["candidates"], total["disallowed_import"], tuple(total["modules"]),
                          total["signature_changed"])
+
+
+def _integrity(store: Store, run: dict) -> IntegrityFacts:
+    """The report's integrity section as facts: the gate and the report count the same verdicts."""
+    section = integrity_section(store, run)
+    if not section["recorded"]:
+        return IntegrityFacts(False, section["grading_protocol"])
+    return IntegrityFacts(True, section["grading_protocol"], tuple(
+        SliceIntegrity(s["slice"], s["candidates"], s["outside"], s["visible"], s["in_process"], s["process_control"])
+        for s in section["slices"]))
 
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:

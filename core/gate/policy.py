@@ -110,6 +110,8 @@ class EvidenceThresholds:
     infra_error_rate: RateBand
     tasks: CountBand
     interval_width: RateBand
+    # later bands take a default, so policy files written before them still load
+    verdict_integrity: RateBand = RateBand(0.10, 0.50)   # in-process share of a slice's decided assertions
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Iterator
 import sqlite_utils
 
 from passgate.core.errors import RunNotFound, StoreError
+from passgate.core.model import CANARY_GLOB_SQL
 
 SCHEMA_VERSION = 8
 CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans", "repo_results",
@@ -31,7 +32,8 @@ GENESIS = "0" * 64
 UNSEALED_EVIDENCE = frozenset({"not_imported"})     # evidence rows that record facts, not runs-row fields
 # columns added to chained tables from v4 on: left out of a row's hash while NULL, so rows written
 # before they existed verify unchanged
-LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json", "tamper_json", "imports_json"})
+LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json", "tamper_json", "imports_json",
+                          "integrity_json"})
 
 
 def utcnow() -> str:
@@ -438,6 +440,20 @@ class Store:
     def count(self, table: str, run_id: str, where: str = "", params: Iterable[Any] = ()) -> int:
         sql = f"SELECT COUNT(*) FROM {table} WHERE run_id = ?" + (f" AND {where}" if where else "")
         return self.db.execute(sql, [run_id, *params]).fetchone()[0]
+
+    def verdict_integrity(self, run_id: str) -> list[dict]:
+        """Per counted candidate (canaries left out): its slice and the `integrity_json` of the attempt
+        that decided its verdict, the latest completed one that is not a rerun (the attempt the
+        failures list shows), of the program it was executed as. NULL when that attempt has none
+        (grading protocol 2, or a program that never reached its test)."""
+        same = ("e.run_id = o.run_id AND e.task_id = o.task_id "
+                "AND e.candidate_index = COALESCE(o.executed_as, o.candidate_index)")
+        return list(self.db.query(
+            f"SELECT o.task_id, o.candidate_index, t.slice, (SELECT e.integrity_json FROM executions e WHERE {same} "
+            "AND e.status = 'ok' AND e.purpose != 'rerun' ORDER BY e.exec_id DESC LIMIT 1) AS integrity_json "
+            "FROM outcomes o JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
+            f"WHERE o.run_id = ? AND o.outcome IN ('passed', 'failed', 'flaky') AND o.task_id NOT GLOB "
+            f"{CANARY_GLOB_SQL} ORDER BY t.position, o.candidate_index", [run_id]))
 
     def integrity_ok(self) -> bool:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

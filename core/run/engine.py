@@ -100,6 +100,11 @@ def resume_run(store: Store, run_id: str, *, progress: ProgressSink | None = Non
     run = store.run(run_id)
     if run["status"] == "completed":
         return run["run_id"]
+    recorded = run.get("grading_protocol")
+    if recorded is not None and int(recorded) != GRADING_PROTOCOL:
+        raise StoreError(f"{run_id} was graded under grading protocol {recorded}; this passgate grades under "
+                         f"protocol {GRADING_PROTOCOL}, so its remaining candidates would be judged differently. "
+                         "Start a new run from its manifest instead")
     stored = store.manifest(run["manifest_id"])
     manifest = parse_manifest(stored["yaml_text"], stored["source_path"])
     if manifest.manifest_id != run["manifest_id"]:

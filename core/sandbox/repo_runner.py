@@ -5,6 +5,7 @@ capabilities), running the repository grader (repo_program/) instead of the func
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Callable
 
@@ -16,7 +17,10 @@ PROGRAM_PARTS = ("apply.py", "grader.py")
 
 
 def repo_program() -> str:
-    return "\n\n".join((PROGRAM_DIR / part).read_text() for part in PROGRAM_PARTS)
+    """The program as the container's bootstrap takes it (docker_runner.BOOT): modules by name, the
+    grader's parts as one module `worker`."""
+    source = "\n\n".join((PROGRAM_DIR / part).read_text() for part in PROGRAM_PARTS)
+    return json.dumps({"__init__": "", "worker": source}, sort_keys=True)
 
 
 def plugin_source() -> str:

@@ -34,6 +34,7 @@ from .context import (
 from .data import RecordsJob, Rescore, RunRecords
 from .fidelity import fidelity_summary
 from .generation import generation_section
+from .integrity import integrity_section
 from .estimate import paired_intervals, pass_at_k_intervals
 from .intervals import IntervalSpec
 from .points import finite_or_none, point_scores
@@ -127,6 +128,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "preflight": parse_json(run.get("preflight_json")),
             "selfcheck": parse_json(run.get("selfcheck_json")),
             "fidelity": fidelity_section(store, run),
+            "integrity": integrity_section(store, run),
             "security": security_section(store, run),
             "canaries": canaries_section(store, run),
             "tamper": tamper_section(store, run),

@@ -45,7 +45,7 @@ def _case(name, body, *expect):
 
 
 _ANY = ("wrong_answer", "runtime_error", "not_plain_data", "timeout", "premature_exit", "sandbox_violation",
-        "output_exceeded", "memory_exceeded")
+        "output_exceeded", "memory_exceeded", "tampering")
 
 CALLBACK_CASES = [
     _case("function_globals", "    return fn.__globals__['EXPECTED']\n"),

@@ -26,7 +26,7 @@ GOOD = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"
 
 FAILED_ANY = frozenset({"wrong_answer", "runtime_error", "premature_exit", "sandbox_violation", "timeout",
-                        "memory_exceeded", "output_exceeded", "not_plain_data", "syntax_error"})
+                        "memory_exceeded", "output_exceeded", "not_plain_data", "syntax_error", "tampering"})
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,8 @@ CHEATS = [
     _c("sys_exit_inside_function", "import sys\ndef add(a, b):\n    sys.exit(0)\n", "premature_exit"),
     _c("os_exit_inside_function", "import os\ndef add(a, b):\n    os._exit(0)\n", "premature_exit"),
     _c("raise_systemexit_inside_function", "def add(a, b):\n    raise SystemExit(0)\n", "premature_exit"),
-    _c("keyboardinterrupt_inside_function", "def add(a, b):\n    raise KeyboardInterrupt\n", "premature_exit"),
+    _c("keyboardinterrupt_inside_function", "def add(a, b):\n    raise KeyboardInterrupt\n", "premature_exit",
+       "runtime_error"),
     _c("atexit_turns_failure_into_exit_0",
        "import atexit, os\natexit.register(lambda: os._exit(0))\n" + WRONG, "wrong_answer"),
     _c("excepthook_swallows_failure",

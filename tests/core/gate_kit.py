@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from passgate.core.gate.facts import CheckFact, Contamination, Counts, GateFacts, Score, SignoffFact, SliceFact
+from passgate.core.gate.facts import (CheckFact, Contamination, Counts, GateFacts, IntegrityFacts, Score, SignoffFact,
+                                      SliceFact, SliceIntegrity)
 from passgate.core.gate.policy import load_policy
 from passgate.core.manifest import parse_manifest
 from passgate.core.record.store import Store
@@ -79,6 +80,7 @@ def facts(**over) -> GateFacts:
         per_task=per_task(120, 84),
         contamination=Contamination(corpus_checked=True, corpus="corpus/ (3 files, sha256 0123)",
                                     references_checked=True),
+        integrity=IntegrityFacts(True, 3, (SliceIntegrity("product", 120, outside=480),)),
         interval={"method": "bootstrap", "level": 0.95, "resamples": 500, "seed": 0, "aggregation": "micro"})
     return dataclasses.replace(base, **over)
 

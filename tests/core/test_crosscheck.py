@@ -6,35 +6,37 @@ from __future__ import annotations
 import json
 
 from passgate.core.gate import evaluate
+from passgate.core.sandbox.runner import GRADING_PROTOCOL
 from passgate.core.score.report import build_report
 from tests.conftest import REPO
 from tests.core.enginekit import make_manifest, outcomes, run, write_samples
 
 TRUNCATE = "    return number % 1.0\n"
-# passes the isolated suite; in one process its module-level `abs` replaces the one the test calls
+# its module-level `abs` replaces the one the test calls: CPython fails it, and so does the isolated suite
 SHADOWS_ABS = "    return number % 1.0\nabs = lambda x: 1.0\n"
 # fails the isolated suite by design (never compared); one process compares it and passes
 ALWAYS_EQUAL = ("    class Any(float):\n        def __eq__(self, other):\n            return True\n"
                 "        def __sub__(self, other):\n            return 0.0\n    return Any(0.5)\n")
 
 
-def test_the_cross_check_fails_what_the_one_process_program_fails_and_explains_the_rest(tmp_path, image_digest):
+def test_the_cross_check_agrees_where_the_program_changes_what_the_test_calls_and_explains_the_rest(
+        tmp_path, image_digest):
     samples = write_samples(tmp_path / "s.jsonl", [("HumanEval/2", TRUNCATE), ("HumanEval/2", SHADOWS_ABS),
                                                     ("HumanEval/2", ALWAYS_EQUAL)])
     m = make_manifest(tmp_path, image_digest, ["HumanEval/2"], samples, execution={"crosscheck": "all"})
     store, run_id = run(tmp_path, m)
     out = outcomes(store, run_id)
     assert out[("HumanEval/2", 0)]["outcome"] == "passed"
-    assert (out[("HumanEval/2", 1)]["outcome"], out[("HumanEval/2", 1)]["failure_class"]) == ("failed", "classic_failed")
+    # the test runs after the program in its namespace, so it calls the program's `abs`, as CPython does
+    assert (out[("HumanEval/2", 1)]["outcome"], out[("HumanEval/2", 1)]["failure_class"]) == ("failed", "wrong_answer")
     assert out[("HumanEval/2", 2)]["failure_class"] == "not_plain_data"
     fidelity = build_report(store, run_id)["fidelity"]
-    assert fidelity["grading_protocol"] == 2 and fidelity["checked"] == 3 and fidelity["agreed"] == 1
-    kinds = {d["candidate_index"]: d for d in fidelity["disagreements"]}
-    assert kinds[1]["isolated"]["status"] == "passed" and kinds[1]["classic"]["status"] == "failed"
-    assert kinds[1]["explained"] is None and "never compares" in kinds[2]["explained"]
+    assert fidelity["grading_protocol"] == GRADING_PROTOCOL and fidelity["checked"] == 3 and fidelity["agreed"] == 2
+    (only,) = fidelity["disagreements"]
+    assert only["candidate_index"] == 2 and "never compares" in only["explained"]
     v = evaluate(store, run_id)
     cond = next(c for c in v.conditions if c.name == "verdict_fidelity")
-    assert cond.level == "weak" and "HumanEval/2#1" in cond.sentence
+    assert cond.level == "strong", cond.sentence
 
 
 PRODUCT = REPO / "examples" / "product-tasks.jsonl"

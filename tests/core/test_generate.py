@@ -509,7 +509,7 @@ def test_the_repair_check_never_sends_protected_tests_to_the_sandbox(humaneval_t
             return Worker()
     check = SandboxPublicCheck(Runner(), TaskSpec.of, lambda t: {"wall_s": 5.0})
     assert check(humaneval_tasks["HumanEval/0"], "def f(): pass") == (False, "got None")
-    assert seen[0].protected_tests == "" and seen[0].public_tests
+    assert seen[0].protected == "" and seen[0].public
 
 
 def test_a_server_that_rejects_every_request_stops_the_run_after_a_few_recorded_errors(stub, humaneval_tasks):

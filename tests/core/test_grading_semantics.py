@@ -47,5 +47,5 @@ def test_the_isolated_verdict_is_plain_cpythons(worker, case, variant):
 def test_a_failed_assert_names_its_line_and_what_the_candidate_returned(worker):
     case = next(c for c in CASES if c.name == "key_is_len")
     res = evaluate(worker, spec(case), case.bad, limits=LIMITS)
-    assert res.protected.line == 1 and "candidate(['zz', 'a', 'yyy'], len)" in res.protected.source
-    assert "['a', 'yyy', 'zz']" in res.protected.returned and "line 1" in res.protected.detail
+    assert res.protected.line == 2 and "candidate(['zz', 'a', 'yyy'], len)" in res.protected.source   # after `candidate = ...`
+    assert "['a', 'yyy', 'zz']" in res.protected.returned and "line 2" in res.protected.detail

@@ -118,3 +118,23 @@ def test_a_calibration_cut_short_resumes_measuring_only_the_missing_references(t
     selfcheck = json.loads(store.run(run_id)["selfcheck_json"])
     assert selfcheck["references"] == selfcheck["passed"] == len(ids)
     assert store.run(run_id)["status"] == "completed" and store.count("outcomes", run_id) == len(ids)
+
+
+def test_a_run_graded_under_an_older_protocol_is_not_resumed_under_this_one(tmp_path, image_digest):
+    """Its remaining candidates would be judged by other rules than the recorded ones."""
+    from passgate.core.errors import StoreError
+    from passgate.core.run.engine import GRADING_PROTOCOL, resume_run, start_run
+
+    def no_runner(_manifest, _run_id):
+        raise RuntimeError("stopped before grading")
+
+    store = Store(tmp_path / "old.db")
+    with pytest.raises(RuntimeError):
+        start_run(store, manifest(tmp_path, image_digest, n_tasks=2), runner_factory=no_runner)
+    run_id = store.db.execute("SELECT run_id FROM runs").fetchone()[0]
+    store.update_run(run_id, status="interrupted", grading_protocol=GRADING_PROTOCOL - 1)
+    with pytest.raises(StoreError, match=f"grading protocol {GRADING_PROTOCOL - 1}"):
+        resume_run(store, run_id, runner_factory=no_runner)
+    store.update_run(run_id, grading_protocol=GRADING_PROTOCOL)
+    with pytest.raises(RuntimeError, match="stopped before grading"):
+        resume_run(store, run_id, runner_factory=no_runner)

@@ -100,7 +100,7 @@ def test_a_version_1_file_is_migrated_in_place(tmp_path):
     s.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == SCHEMA_VERSION == 6
+    assert s.schema_version() == SCHEMA_VERSION
     assert "evidence" in s.db.table_names() and "cpu_total_s" in s.db["executions"].columns_dict
     indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"outcomes_report", "candidates_report", "executions_report"} <= indexes
@@ -175,7 +175,7 @@ def test_v6_adds_repository_rows_that_chain_and_stay_append_only(tmp_path):
     s.db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == 6 and "repo_json" in s.db["tasks"].columns_dict
+    assert s.schema_version() == SCHEMA_VERSION and "repo_json" in s.db["tasks"].columns_dict
     s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
     s.append("repo_results", [{"run_id": "r1", "task_id": "t", "candidate_index": i, "purpose": "grade",
                                "applies": 1, "failure_class": None, "at": "now"} for i in range(2)])

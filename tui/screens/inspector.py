@@ -18,6 +18,7 @@ from passgate.core.words import class_words
 
 from .. import records
 from ..candidate_view import attempt_result, code_view, failing_line_numbers, head_text, output_text, tests_view
+from ..integrity import decided_line
 from .base import RecordScreen
 
 MAX_ROWS = 2000                # beyond this the list asks for a filter (a run can hold 16,400 candidates)
@@ -273,7 +274,8 @@ class InspectorScreen(RecordScreen):
             return
         last = next((a for a in reversed(attempts) if a["purpose"] != "rerun"), attempts[-1] if attempts else {})
         repo = bool(task.get("repo_json"))
-        self.query_one("#candidate-head", Static).update(head_text(cand, task, outcome, attempts, last))
+        decided = decided_line(attempts, d.get("grading_protocol"))
+        self.query_one("#candidate-head", Static).update(head_text(cand, task, outcome, attempts, last, decided))
         self.query_one("#code", Static).update(code_view(cand, repo))
         self.query_one("#tests", Static).update(tests_view(task, failing_line_numbers(last, task)))
         self.query_one("#output", Static).update(output_text(outcome, last, repo, task))

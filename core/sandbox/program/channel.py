@@ -292,8 +292,12 @@ class Channel:
             self.end("tampering", "the first report was not the program's load")
             return False
         if not msg.get("ok"):
-            err = msg.get("error") or {"type": "setup", "msg": str(msg.get("setup")), "class": "infra_error"}
-            cls = err.get("class") if err.get("class") in _CANDIDATE_CLASSES | {"infra_error"} else "runtime_error"
+            err = msg.get("error")
+            if type(err) is not dict:
+                # the candidate's process answered for itself before its program ran (setup failed) or
+                # forged the reply: either way it is the candidate's attempt that ended, never the evaluator's
+                err = {"type": "setup", "msg": str(msg.get("setup"))[:300], "class": "runtime_error"}
+            cls = err.get("class") if err.get("class") in _CANDIDATE_CLASSES else "runtime_error"
             self.gone = CandidateGone(cls, "%s: %s" % (str(err.get("type"))[:100], str(err.get("msg"))[:400]))
             self.gone.exc_type = str(err.get("type"))[:100]
             self.collect()

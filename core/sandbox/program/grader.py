@@ -140,6 +140,7 @@ class Grader:
                 return dict(acc.load_failure), ch
         functions = task["oracle"].functions() if task["oracle"] is not None else None
         verdict = judge_imports(self._follow(ch, split, task["lines"][name], functions), ch.imports, task["imports"])
+        acc.notes += ["%s suite, %s" % (name, note) for note in verdict.pop("notes", [])]
         verdict["cpu_s"] = round(ch.suite_cpu(), 4)
         if getattr(ch, "reused", False):
             verdict["process"] = "after the protected suite"
@@ -149,8 +150,9 @@ class Grader:
         shadow = Shadow(split.split, ch.recv, ch.charged, lines, functions)
         try:
             integrity = shadow.run()
+            _confirm_end(ch)
             ch.suite_passed = True
-            return {"status": "passed", "class": None, "detail": "", "integrity": integrity}
+            return {"status": "passed", "class": None, "detail": "", "integrity": integrity, "notes": shadow.notes}
         except SuiteFailed as failed:
             ch.end(failed.cls, failed.detail)
             ch.suite_passed = False
@@ -159,6 +161,7 @@ class Grader:
             ch.suite_passed = False
             out = _from_gone(gone, ch, lines)
         out["integrity"] = shadow.integrity()
+        out["notes"] = shadow.notes
         return out
 
     def _classic(self, program, limits, acc):
@@ -231,6 +234,26 @@ class _Accumulated:
         if self.classic is not None:
             out["classic"] = self.classic
         return out
+
+
+def _confirm_end(ch):
+    """The test's end is the process's loop answering once the test's code has returned: a token sent
+    only now, echoed from there. A program that writes an end of its own while the test still runs is
+    not there to answer (one that reads the token itself is in-process control, recorded as such)."""
+    token = os.urandom(8).hex()
+    ch.send({"fin": token})
+    for _ in range(HELD_REPORTS_AFTER_END):
+        msg = ch.recv()
+        if msg.get("k") == "fin":
+            if msg.get("tok") != token:
+                raise SuiteFailed("tampering", "the end of the test was confirmed with a wrong token")
+            return
+        if msg.get("k") not in ("h", "t", "x", "imp"):
+            raise SuiteFailed("tampering", "a %s report came after the end of the test" % str(msg.get("k"))[:20])
+    raise SuiteFailed("tampering", "reports kept coming after the end of the test")
+
+
+HELD_REPORTS_AFTER_END = 1000       # a thread of the test's may still report while the end is confirmed
 
 
 def _from_gone(gone, ch, lines):

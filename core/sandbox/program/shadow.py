@@ -50,6 +50,7 @@ class Shadow:
         self.counts = {"outside": 0, "visible": 0, "in_process": 0}
         self.floating = 0
         self.last_value = None
+        self.notes = []             # what the attempt should say about how values were compared
 
     # ---- the run --------------------------------------------------------------------
     def run(self):
@@ -169,6 +170,8 @@ class Shadow:
             if type(frame) is not dict:
                 raise SuiteFailed("tampering", "a report that is not an object")
             if frame.get("k") == "t" and type(frame.get("i")) is list:
+                if len(frame["i"]) > HELD_BATCH_MAX:      # the reporter sends at most 64 at a time
+                    raise SuiteFailed("tampering", "a batch of %d held assertions in one report" % len(frame["i"]))
                 self.events.extend({"k": "t", "i": i} for i in frame["i"])
             else:
                 self.events.append(frame)
@@ -201,7 +204,10 @@ class Shadow:
         if type(tape) is not list or not tape:
             self.unexpected({"k": "h", "i": site.id}, "a value")
         if type(tape[0]) is list and tape[0] and tape[0][0] == "Z":
-            return TooLargeValue(*tape[0][1:4])
+            big = TooLargeValue(*tape[0][1:4])
+            if len(self.notes) < 5:
+                self.notes.append("line %d: %r" % (site.line, big))
+            return big
         try:
             value = decode(tape)
         except Exception:
@@ -294,9 +300,15 @@ class TooLargeValue:
         raise NotPlain("%s too large to send, used beyond == and !=" % self.type_name)
 
 
+HELD_BATCH_MAX = 256
+PROCESS_CLASSES = frozenset({"runtime_error", "memory_exceeded", "premature_exit", "wrong_answer"})
+
+
 def exception_failure(event):
     """The test raised in the process: the failure it stands for."""
-    cls = str(event.get("c") or "runtime_error")
+    cls = str(event.get("c") or "")
+    if cls not in PROCESS_CLASSES:       # the process names the failure; it can never name the evaluator's
+        cls = "runtime_error"
     detail = "%s: %s" % (str(event.get("t"))[:100], str(event.get("m"))[:300])
     line = event.get("line")
     fields = {"exc_type": str(event.get("t"))[:100]}

@@ -8,6 +8,7 @@ functions and classes, anything a dynamic call may have changed). Standard libra
 """
 
 import ast
+import types
 import builtins
 
 from .oracles import GRADER_FUNCTIONS
@@ -271,6 +272,9 @@ class Statics:
             self.builtins_used.add(func.id)
             return func.id in PURE_BUILTINS and func.id not in self.shadowed and not self.star
         if isinstance(func, ast.Attribute) and not func.attr.startswith("_"):
+            owner = _import_path(func.value, bt)
+            if owner is not None and not isinstance(_resolve(owner), types.ModuleType):
+                return False                       # a class's method (`Sequence.register`) may change the module
             return s(func.value)                   # a method of static data, or a static module's function
         return False
 

@@ -358,5 +358,4 @@ def serve():
         _send({"id": rid, **reply})
 
 
-if __name__ == "passgate_worker":   # the name the container bootstrap gives the program
-    serve()
+main = serve          # the container's bootstrap imports the program as a module and calls main()
