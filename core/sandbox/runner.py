@@ -17,6 +17,7 @@ from typing import Any, Mapping
 from passgate.core.model import Task
 
 from .program.protocol import PROTOCOL as GRADING_PROTOCOL
+from .program.protocol import REFERENCE_BUDGET_S
 from .program.protocol import TAMPER_KINDS
 
 # Keys of `limits` (one dict per candidate; `limits_for` derives the wall backstop):
@@ -44,9 +45,6 @@ class WorkerLost(Exception):
         super().__init__(message)
         self.oom_killed = oom_killed
         self.exit_code = exit_code
-
-
-REFERENCE_BUDGET_S = 600.0     # the worker's budget for an oracle's reference outputs (program/grader.py)
 
 
 @dataclass(frozen=True)

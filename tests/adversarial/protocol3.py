@@ -160,38 +160,27 @@ def _wrong_add(body="", head=""):
     return head + "def add(a, b):\n" + lines + "    return a - b\n\n\n" + _WRONG_IS_EVEN
 
 
+def _audit_hook_rebinding(fake: str, assignment: str) -> str:
+    """A program head whose audit hook rebinds the reporting names when the test's code is exec'ed."""
+    return ("import sys\n_g = globals()\n" + fake + "def _hook(event, args):\n"
+            "    if event == 'exec' and '__pg_h__' in _g:\n"
+            "        for name in " + _REPORTERS + ":\n"
+            "            _g[name] = " + assignment + "\n"
+            "sys.addaudithook(_hook)\n")
+
+
+_FAKE_HELD = "def _fake(site, *values):\n    _w({'k': 't', 'i': [site]})\n    return True\n"
+_FAKE_TRUE = "def _fake(site, *values):\n    _w({'k': 'h', 'i': site, 'v': [[True] for _ in values] or [[True]]})\n    return True\n"
+
+
 # ---- replacing the reporting functions ------------------------------------------------------------
 REPORTERS = [
     _c("reporters", "audit_hook_rebinds_reporters_to_silent_fakes", ADD_TASK, _wrong_add(head=(
-        "import sys\n"
-        "_g = globals()\n"
-        "def _hook(event, args):\n"
-        "    if event == 'exec' and '__pg_h__' in _g:\n"
-        "        for name in " + _REPORTERS + ":\n"
-        "            _g[name] = lambda *a, **k: True\n"
-        "sys.addaudithook(_hook)\n")), "premature_exit", "tampering"),
+        _audit_hook_rebinding("", "lambda *a, **k: True"))), "premature_exit", "tampering"),
     _c("reporters", "audit_hook_fakes_forge_held_reports", ADD_TASK, _W + _wrong_add(head=(
-        "import sys\n"
-        "_g = globals()\n"
-        "def _fake(site, *values):\n"
-        "    _w({'k': 't', 'i': [site]})\n"
-        "    return True\n"
-        "def _hook(event, args):\n"
-        "    if event == 'exec' and '__pg_h__' in _g:\n"
-        "        for name in " + _REPORTERS + ":\n"
-        "            _g[name] = _fake\n"
-        "sys.addaudithook(_hook)\n")), "tampering", "premature_exit"),
+        _audit_hook_rebinding(_FAKE_HELD, "_fake"))), "tampering", "premature_exit"),
     _c("reporters", "audit_hook_fakes_report_true_for_every_site", ADD_TASK, _W + _wrong_add(head=(
-        "import sys\n"
-        "_g = globals()\n"
-        "def _fake(site, *values):\n"
-        "    _w({'k': 'h', 'i': site, 'v': [[True] for _ in values] or [[True]]})\n"
-        "    return True\n"
-        "def _hook(event, args):\n"
-        "    if event == 'exec' and '__pg_h__' in _g:\n"
-        "        for name in " + _REPORTERS + ":\n"
-        "            _g[name] = _fake\n"
-        "sys.addaudithook(_hook)\n")), "wrong_answer", "tampering"),
+        _audit_hook_rebinding(_FAKE_TRUE, "_fake"))), "wrong_answer", "tampering"),
     _c("reporters", "profile_hook_rebinds_reporters_before_the_first_site", ADD_TASK, _W + _wrong_add(head=(
         "import sys\n"
         "_g = globals()\n"

@@ -33,10 +33,12 @@ def test_a_hostile_candidate_cannot_climb_out_through_a_handle(worker, case):
     res = evaluate(worker, SECRET_TASK, case.program, limits=sandbox_limits(cpu_s=2.0, wall_s=8.0, memory_mb=768,
                                                                            container_memory_mb=1536))
     got = verdict(res)
-    RESULTS.append((case.name, got, got in case.expect))
+    # under grading protocol 3 a forged report is the process's own frame at a site it did not reach: tampering
+    expect = case.expect | {"tampering"}
+    RESULTS.append((case.name, got, got in expect))
     assert got != "passed", f"{case.name} passed: {res.protected.detail}"
     assert got != "infra_error", f"{case.name} left the score: {res.protected.detail}"
-    assert got in case.expect, f"{case.name}: {got}: {res.protected.detail}"
+    assert got in expect, f"{case.name}: {got}: {res.protected.detail}"
     assert evaluate(worker, HONEST_TASK, HONEST).passed
 
 

@@ -17,17 +17,15 @@ import time
 
 from .channel import CandidateGone, Channel
 from .facts import program_facts
+from .frames import CAND_UID
 from .imports import judge as judge_imports
 from .oracles import EvalPlusOracle
-from .shadow import SuiteFailed, Shadow
+from .protocol import PROTOCOL, REFERENCE_BUDGET_S
+from .shadow import Shadow, SuiteFailed
 from .split import split_test
 from .zygote import zygote_main
 
-from .frames import CAND_UID
-from .protocol import PROTOCOL
-
 SUITES = ("protected", "public")
-REFERENCE_BUDGET_S = 600        # an EvalPlus task's canonical solution on all its inputs (trusted code)
 
 
 class Grader:

@@ -14,3 +14,6 @@ TAMPER_KINDS = ("settrace", "setprofile", "getframe", "current_frames", "gc_obje
 
 # how a suite's assertions were decided (a result's `integrity`)
 INTEGRITY_KEYS = ("outside", "visible", "in_process", "control")
+# an EvalPlus task's canonical solution on all its inputs (trusted code), when a worker loads the task;
+# the controller waits that long and a minute more for the load
+REFERENCE_BUDGET_S = 600.0
