@@ -257,13 +257,22 @@ FULL_CHECK = os.environ.get("PASSGATE_FULL_REFERENCE_CHECK") == "1"
 
 
 def _with_plus_sample(task: Task, keep: int) -> Task:
-    """The task with its protected suite cut to the base inputs and the first `keep` plus inputs."""
+    """The task with its protected suite cut to the base inputs and the first `keep` plus inputs, in
+    every form the grader may run it (classic, split, and the oracle computing the expected outputs)."""
     header = task.protected_tests.split(RUNNER, 1)[0]
     namespace: dict = {}
     exec(header, namespace)  # our own generated assignments: _PG_TASK, _PG_REFERENCE, _PG_INPUTS
     groups = dict(namespace["_PG_INPUTS"])
     groups["plus"] = json.dumps(json.loads(groups["plus"])[:keep], separators=(",", ":"))  # tags survive as is
-    return dataclasses.replace(task, protected_tests=tasks_evalplus.suite_code(namespace["_PG_TASK"], namespace["_PG_REFERENCE"], groups))
+    spec = namespace["_PG_TASK"]
+    counts = {g: len(json.loads(text)) for g, text in groups.items()}
+    oracle = {**json.loads(task.oracle), "inputs": groups,
+              "expected_suite": tasks_evalplus.split_suite(spec, groups, counts, "__pg_keep__")}
+    return dataclasses.replace(
+        task, protected_tests=tasks_evalplus.suite_code(spec, namespace["_PG_REFERENCE"], groups),
+        protected_suffix=tasks_evalplus.split_suite(spec, groups, counts, "__pg_evalplus__"),
+        classic_suffix=f"\ncandidate = {task.entry_point}\n" + tasks_evalplus.suite_code(spec, namespace["_PG_REFERENCE"], groups),
+        oracle=json.dumps(oracle, sort_keys=True))
 
 
 def _sampled(*task_sets, plus_count: int = 3) -> list[Task]:
