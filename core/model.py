@@ -76,7 +76,8 @@ class Task:
     test_setup: str = ""
     candidate_preamble: str = ""
     reference_solution: str = ""   # a whole program that should pass its own tests ("" if none)
-    completion_style: str = "body"  # "body": completion continues the prompt; "full": whole function
+    completion_style: str = "body"  # "body": completion continues the prompt; "full": whole function;
+                                    # "infill": completion fills the gap between prompt and infill_suffix
     classic_suffix: str = ""        # what the reference harness runs after the program, in one process
     tags: tuple[str, ...] = ()
     exposure: str = "public"       # "public" benchmark (exposed) or "holdout"
@@ -84,6 +85,9 @@ class Task:
     set_sha256: str = ""
     set_revision: str = ""
     repo: str = ""                 # repository tasks: the grading spec as JSON (core/tasks/repo.py)
+    # local edits (completion_style "infill", core/tasks/infilling.py): the code after the gap; the
+    # candidate's program is candidate_preamble + prompt + completion + infill_suffix
+    infill_suffix: str = ""
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,7 @@ class Candidate:
     excluded_reason: str | None = None
     completion_style: str = ""      # how processed_text joined the prompt: "body" | "full" ("" if unknown)
     source_verdict: dict | None = None  # the samples file's own verdict fields (is_solved, passed, result)
+    first_token_ms: float | None = None  # time to the first streamed token (None: not streamed, not recorded)
 
 
 @dataclass(frozen=True)

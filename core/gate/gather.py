@@ -29,7 +29,7 @@ from .facts import (
 from .policy import Policy
 from .stats import score
 
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling")
 
 
 def _json(text, default):

@@ -186,7 +186,8 @@ def _context(store, run_id, manifest, progress, cancel) -> RunContext:
                        reference_solution=r["reference_solution"] or "", completion_style=r["completion_style"],
                        classic_suffix=r.get("classic_suffix") or "",
                        tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
-                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "")
+                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "",
+                       infill_suffix=r.get("infill_suffix") or "")
              for tid, r in task_rows.items()}
     ex = manifest.execution
     policy = Policy(rerun_policy=ex.reruns.policy, rerun_count=ex.reruns.count, infra_retries=ex.reruns.infra_retries,

@@ -113,7 +113,8 @@ def task_rows(tasks: list[Task]) -> list[dict]:
              "prompt": t.prompt, "entry_point": t.entry_point, "candidate_preamble": t.candidate_preamble,
              "test_setup": t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
              "reference_solution": t.reference_solution, "completion_style": t.completion_style,
-             "classic_suffix": t.classic_suffix, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None}
+             "classic_suffix": t.classic_suffix, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None,
+             "infill_suffix": t.infill_suffix if t.completion_style == "infill" else None}
             for i, t in enumerate(tasks)]
 
 
@@ -129,5 +130,6 @@ def candidate_rows(run_id: str, candidates) -> list[dict]:
                      "logprobs_json": json.dumps(lp) if lp is not None else None,
                      "mean_logprob": (sum(lp) / len(lp)) if lp else None, "gen_status": c.gen_status,
                      "gen_error": c.gen_error, "gen_attempts_json": json.dumps(c.gen_attempts, default=str),
-                     "excluded_reason": c.excluded_reason, "created_at": utcnow()})
+                     "excluded_reason": c.excluded_reason, "created_at": utcnow(),
+                     "first_token_ms": c.first_token_ms})
     return rows

@@ -100,7 +100,7 @@ def test_a_version_1_file_is_migrated_in_place(tmp_path):
     s.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == SCHEMA_VERSION == 6
+    assert s.schema_version() == SCHEMA_VERSION == 7
     assert "evidence" in s.db.table_names() and "cpu_total_s" in s.db["executions"].columns_dict
     indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"outcomes_report", "candidates_report", "executions_report"} <= indexes
