@@ -14,6 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from .report_edits import edits_comparison_parts, edits_parts
 from .report_evidence import canary_parts, chained_parts, security_parts, tamper_parts
 
 LIST_LIMIT = 20
@@ -68,8 +69,9 @@ def _spread(d: Mapping) -> str:
 
 def render_report(report: Mapping, *, tasks: bool = False) -> Group:
     """Every section of the report as rich renderables, headline first."""
-    parts: list = [_header(report), _config(report), _scores(report), _groups(report), _public(report),
-                   _selection(report), _execution(report), _histogram(report), _classes(report), _cost(report)]
+    parts: list = [_header(report), *edits_parts(report), _config(report), _scores(report), _groups(report),
+                   _public(report), _selection(report), _execution(report), _histogram(report), _classes(report),
+                   _cost(report)]
     from .report_repository import repository_tables
     parts += repository_tables(report)
     if report.get("generation"):
@@ -396,7 +398,8 @@ def render_comparison(comp: Mapping) -> Group:
         for r in ch[direction][:LIST_LIMIT]:
             moved.add_row(direction.replace("_", " "), r["task_id"], r["baseline"], r["candidate"])
     counts = Text(", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ch["counts"].items()))
-    return Group(head, table, slices, moved, counts, *_chained_comparison(comp.get("chained")))
+    return Group(head, table, slices, *edits_comparison_parts(comp), moved, counts,
+                 *_chained_comparison(comp.get("chained")))
 
 
 def _chained_comparison(chained: Mapping | None) -> list:

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from .markdown_table import table as _table
 
+from .edits_md import edits_md
 from .evidence_md import canaries_md, chained_md, security_md, tamper_md
 
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
@@ -56,6 +57,7 @@ def to_markdown(report: Mapping) -> str:
         lines += [f"> **Run {run['status']}:** {run['error']}", ""]
     lines += ["## Configuration", ""] + _table(["item", "value"], _config_rows(report))
     lines += _scores_md(scores, level)
+    lines += edits_md(report)
     lines += _public_md(report)
     lines += _execution_md(report)
     if report.get("repository"):

@@ -30,6 +30,7 @@ from .context import (
     run_section,
 )
 from .data import RecordsJob, Rescore, RunRecords
+from .edits import local_edit_sections
 from .fidelity import fidelity_summary
 from .generation import generation_section
 from .estimate import paired_intervals, pass_at_k_intervals
@@ -128,6 +129,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "tamper": tamper_section(store, run),
             "chained": chained_section(recs, config.interval),
             "repository": repository_section(store, run["run_id"]),
+            **local_edit_sections(store.db.conn, run["run_id"], scores.result(), config.interval.level),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],
