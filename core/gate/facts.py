@@ -171,6 +171,7 @@ class GateFacts:
     tamper_candidates: int | None = None   # counted candidates with a tamper tripwire event (None: not recorded)
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
+    latency: dict = field(default_factory=dict)    # the report's latency section (core/score/latency.py); {}: none
 
     @property
     def has_holdout(self) -> bool:

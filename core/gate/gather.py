@@ -92,7 +92,13 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         if check_contamination else Contamination(notes=("contamination not checked",)),
         security=_security(store, rid, policy.security.severity),
         canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
-        tamper_candidates=_tamper_candidates(store, rid), interval=interval, error=run.get("error") or "")
+        tamper_candidates=_tamper_candidates(store, rid), interval=interval, error=run.get("error") or "",
+        latency=_latency(store, rid, float(interval.get("level", 0.95))))
+
+
+def _latency(store: Store, rid: str, level: float) -> dict:
+    from passgate.core.score.latency import latency_rows, latency_section
+    return latency_section(latency_rows(store.db.conn, rid), level) or {}
 
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:

@@ -149,6 +149,26 @@ class AlertThresholds:
     # later alerts take a default, so policy files written before them still load
     security_findings: AlertRule = AlertRule(0.02, "canary")
     tamper_events: AlertRule = AlertRule(0.0, "canary")
+    # p90 latency (time to first token where streamed, else the whole answer) rose by more than this
+    # fraction of the baseline's, and the two runs' intervals do not overlap
+    latency_p90_rise: AlertRule = AlertRule(0.2, "canary")
+
+
+@dataclass(frozen=True)
+class LatencyBudget:
+    """A ceiling on a latency percentile (a floor for tokens_per_s), over every candidate with a
+    recorded timing or over one slice (core/score/latency.py)."""
+    measure: Literal["first_token_ms", "total_ms", "tokens_per_s"]
+    percentile: Literal[50, 90, 99]
+    limit: float
+    slice: str | None = None
+
+
+@dataclass(frozen=True)
+class LatencySettings:
+    """Budgets the gate checks as evidence: strong when the percentile's interval lies within the
+    budget, adequate when only its point does, weak when the point is past it or nothing was measured."""
+    budgets: tuple[LatencyBudget, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,6 +195,7 @@ class Policy:
     alerts: AlertThresholds
     security: SecuritySettings = SecuritySettings()
     canaries: CanarySettings = CanarySettings()
+    latency: LatencySettings = LatencySettings()
     source: str = ""     # set by the loader, not read from the file
     sha256: str = ""
 
@@ -264,6 +285,9 @@ def _validate(p: Policy, lines: dict, source: str, expect_name: str | None) -> N
     for f in fields(AlertThresholds):
         if getattr(p.alerts, f.name).threshold < 0:
             raise err("must be zero or more", "alerts", f.name, "threshold")
+    for i, budget in enumerate(p.latency.budgets):
+        if budget.limit <= 0:
+            raise err("must be positive (milliseconds, or tokens per second)", "latency", "budgets", i, "limit")
 
 
 def _validate_boundaries(b: Boundaries, err) -> None:
