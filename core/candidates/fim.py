@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from passgate.core.errors import ConfigError, DriftError
-from passgate.core.manifest import FimContract, GenerationContract, Manifest
+from passgate.core.manifest import FimContract, GenerationContract
 from passgate.core.model import Task
 
 
@@ -102,13 +102,3 @@ def end_tokens(fim: FimContract | None) -> tuple[str, ...]:
     if fim is None:
         return ()
     return fim.end_tokens or (pinned(fim).end_tokens if fim.mode == "template" else ())
-
-
-def contract_words(manifest: Manifest) -> str:
-    """One line for reports: how local edits were asked for."""
-    fim = manifest.generation.fim if manifest.generation else None
-    if fim is None:
-        return "no local edits"
-    if fim.mode == "suffix":
-        return "the completions API's suffix parameter" + (f", stop {list(fim.end_tokens)}" if fim.end_tokens else "")
-    return f"{fim.template} template {fim.format!r}, stop {list(end_tokens(fim))}"
