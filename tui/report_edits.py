@@ -9,7 +9,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-MEASURE_WORDS = {"first_token_ms": "first token ms", "total_ms": "total ms", "tokens_per_s": "tokens/s"}
+MEASURE_WORDS = {"first_token_ms": "first ms", "total_ms": "total ms", "tokens_per_s": "tok/s"}
 
 
 def _p(x: Any, digits: int = 3) -> str:
@@ -72,7 +72,7 @@ def latency_parts(lat: Mapping | None) -> list:
     if not lat:
         return []
     level = int(round(lat["level"] * 100))
-    table = _table(f"Latency per completion (nearest rank, {level}% order-statistic interval)",
+    table = _table(f"Latency per completion ({level}% interval; ? = too few to bound)",
                    "slice", "measure", "n", "p50", "p90", "p99")
     groups = lat["slices"] + ([lat["overall"]] if len(lat["slices"]) > 1 else [])
     for g in groups:
@@ -93,8 +93,8 @@ def latency_parts(lat: Mapping | None) -> list:
 def _acceptance(acc: Mapping | None) -> list:
     if not acc:
         return []
-    table = _table("Acceptance (suggestion log)", "slice", "shown", "accepted", "edited after",
-                   "pass accepted", "pass rejected")
+    table = _table("Acceptance (suggestion log): accepted of shown, edited after, pass rate if accepted / not",
+                   "slice", "shown", "accepted", "edited", "pass acc.", "pass rej.")
     for g in acc["slices"] + ([acc["overall"]] if len(acc["slices"]) > 1 else []):
         table.add_row(g["slice"], str(g["shown"]), f"{g['accepted']} ({_p(g['acceptance'])})",
                       f"{g['edited_after']} ({_p(g['edited_after_rate'])})", _p(g["pass_rate_accepted"]),

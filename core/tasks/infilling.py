@@ -6,8 +6,8 @@ program is `prompt + completion + suffix`, graded like HumanEval: the protected 
 `check`, the public suite the docstring examples of the entry point when the code before the gap
 carries that docstring whole (in the four benchmarks it always does: every gap lies in the body).
 
-Slices are per benchmark, named as the task ids name it (`SingleLineInfilling`, `MultiLineInfilling`,
-`RandomSpanInfilling`, `RandomSpanInfillingLight`); a task id of another shape (the repository's
+Slices are per benchmark, from the task id's first part: `single-line` (SingleLineInfilling/...),
+`multi-line`, `random-span` and `random-span-light`; a task id of another shape (the repository's
 `example_problem.jsonl`: `test/0`) gets the slice `infilling`. Loading never runs task code.
 """
 
@@ -34,15 +34,15 @@ KNOWN_FILES = {
     "1432250ecac0cb56e6f97f8faf0970419ef892a98fda7e1f5aa4c4b87209b760": "RandomSpanInfillingLight",
     "f066a37097c9bc7fb19a8bcb736cbfbc19e42cb0597766066e75ec6b1187ee9c": "example",
 }
-BENCHMARKS = ("SingleLineInfilling", "MultiLineInfilling", "RandomSpanInfilling", "RandomSpanInfillingLight")
+BENCHMARKS = {"SingleLineInfilling": "single-line", "MultiLineInfilling": "multi-line",
+              "RandomSpanInfilling": "random-span", "RandomSpanInfillingLight": "random-span-light"}
 DEFAULT_SLICE = "infilling"
 _BASE = re.compile(r"(HumanEval/\d+)")
 
 
 def benchmark_of(task_id: str) -> str | None:
-    """The benchmark a task id names (`SingleLineInfilling/HumanEval/0/L0` -> SingleLineInfilling)."""
-    head = task_id.split("/", 1)[0]
-    return head if head in BENCHMARKS else None
+    """The slice of the benchmark a task id names (`SingleLineInfilling/HumanEval/0/L0` -> single-line)."""
+    return BENCHMARKS.get(task_id.split("/", 1)[0])
 
 
 def load(path: Path, text: str, slice_name: str | None) -> tuple[list[Task], list[str]]:

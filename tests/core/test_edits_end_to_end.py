@@ -60,7 +60,7 @@ def test_a_streamed_fim_run_reports_edits_and_latency_and_the_budget_decides(tmp
 
     report = build_report(store, fast)
     edits = report["edits"]["slices"][0]
-    assert (edits["slice"], edits["candidates"], edits["exact_match"]) == ("SingleLineInfilling", 8, 0.5)
+    assert (edits["slice"], edits["candidates"], edits["exact_match"]) == ("single-line", 8, 0.5)
     assert edits["agreement"] == {"exact_passed": 4, "exact_failed": 0, "inexact_passed": 0, "inexact_failed": 4}
     latency = report["latency"]["slices"][0]
     assert latency["first_token_ms"]["n"] == latency["total_ms"]["n"] == 8

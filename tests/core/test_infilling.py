@@ -18,10 +18,10 @@ from passgate.core.tasks.sets import load_task_set
 from tests.core.enginekit import outcomes, run
 
 INFILLING = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "infilling"
-BENCHMARKS = {"SingleLineInfilling": ("HumanEval-SingleLineInfilling.jsonl.gz", 1033),
-              "MultiLineInfilling": ("HumanEval-MultiLineInfilling.jsonl.gz", 5815),
-              "RandomSpanInfilling": ("HumanEval-RandomSpanInfilling.jsonl.gz", 1640),
-              "RandomSpanInfillingLight": ("HumanEval-RandomSpanInfillingLight.jsonl.gz", 164)}
+BENCHMARKS = {"single-line": ("HumanEval-SingleLineInfilling.jsonl.gz", 1033),
+              "multi-line": ("HumanEval-MultiLineInfilling.jsonl.gz", 5815),
+              "random-span": ("HumanEval-RandomSpanInfilling.jsonl.gz", 1640),
+              "random-span-light": ("HumanEval-RandomSpanInfillingLight.jsonl.gz", 164)}
 RECORD = {"task_id": "toy/0", "entry_point": "double", "suffix": "\n",
           "prompt": 'def double(x):\n    """Twice x.\n    >>> double(2)\n    4\n    """\n    return ',
           "canonical_solution": "2 * x", "test": "def check(candidate):\n    assert candidate(3) == 6\n"}
@@ -64,7 +64,7 @@ def test_the_public_suite_is_the_docstring_examples_only_when_the_code_before_th
 
 
 def test_helpers_beside_the_entry_point_are_the_tests_setup_never_the_entry_point():
-    ts = load_task_set("humaneval-infilling", INFILLING / BENCHMARKS["SingleLineInfilling"][0],
+    ts = load_task_set("humaneval-infilling", INFILLING / BENCHMARKS["single-line"][0],
                        task_ids=["SingleLineInfilling/HumanEval/38/L0"])
     setup = ts.tasks[0].test_setup
     assert "def encode_cyclic" in setup and "def decode_cyclic" not in setup

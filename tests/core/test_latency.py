@@ -14,7 +14,7 @@ from passgate.core.gate.policy import LatencyBudget, LatencySettings, load_polic
 from passgate.core.score.latency import latency_section, quantile
 
 
-def rows(first_ms: list[float | None], total_extra: float = 100.0, slice_name: str = "SingleLineInfilling"):
+def rows(first_ms: list[float | None], total_extra: float = 100.0, slice_name: str = "single-line"):
     return [{"task_id": f"t/{i}", "candidate_index": 0, "slice": slice_name, "source": "generate",
              "first_token_ms": f, "latency_ms": None if f is None else f + total_extra, "completion_tokens": 20}
             for i, f in enumerate(first_ms)]

@@ -34,7 +34,7 @@ def test_the_edit_distance_is_levenshteins():
     assert edit_similarity("  return ", "    return ") == pytest.approx(1 - 2 / 11)
 
 
-def row(task, index, middle, canonical, outcome, slice_name="SingleLineInfilling"):
+def row(task, index, middle, canonical, outcome, slice_name="single-line"):
     return {"task_id": task, "candidate_index": index, "slice": slice_name, "middle": middle,
             "canonical": canonical, "outcome": outcome}
 
@@ -44,9 +44,9 @@ def test_text_match_and_execution_are_counted_where_they_disagree():
             row("a", 1, "    return 1 + x\n", "    return x + 1\n", "passed"),      # inexact, right
             row("a", 2, "    return x - 1\n", "    return x + 1\n", "failed"),      # close, wrong
             row("b", 0, "    pass\n", "    return []\n", "flaky"),
-            row("c", 0, "  y", "  y", "passed", "MultiLineInfilling")]
-    section = edits_section(rows, {"SingleLineInfilling": {"value": 0.25, "ci_low": 0.0, "ci_high": 0.5}})
-    single = next(g for g in section["slices"] if g["slice"] == "SingleLineInfilling")
+            row("c", 0, "  y", "  y", "passed", "multi-line")]
+    section = edits_section(rows, {"single-line": {"value": 0.25, "ci_low": 0.0, "ci_high": 0.5}})
+    single = next(g for g in section["slices"] if g["slice"] == "single-line")
     assert single["agreement"] == {"exact_passed": 1, "exact_failed": 0, "inexact_passed": 1, "inexact_failed": 2}
     assert single["exact_match"] == pytest.approx((1 / 3 + 0) / 2) and single["pass_at_1"]["value"] == 0.25
     assert section["overall"]["candidates"] == 5 and section["overall"]["pass_at_1"]["value"] == pytest.approx(
