@@ -274,7 +274,8 @@ def _reference_findings(store, rid, task_rows, exposure, threshold, n) -> list[F
             continue
         seen.add((c["task_id"], c["program_sha256"]))
         if c["task_id"] not in ref_grams:
-            ref_grams[c["task_id"]] = cm.reference_grams(t.get("prompt") or "", t["reference_solution"], n)
+            ref_grams[c["task_id"]] = cm.reference_grams(t.get("prompt") or "", t["reference_solution"], n,
+                                                         t.get("infill_suffix") or "")
         ov = cm.reference_overlap("", "", c["program"] or "", n, ref=ref_grams[c["task_id"]])
         if ov is None:
             continue

@@ -353,11 +353,19 @@ def humaneval_answers(path: str | Path | None = None) -> dict[str, tuple[str, st
 
 
 def infilling_answers(path: str | Path) -> dict[str, tuple[str, str, str]]:
-    """Task id -> (code before the gap, code after it, canonical middle) from a human-eval-infilling file."""
+    """Task id -> (code before the gap, code after it, canonical middle) from a human-eval-infilling file,
+    or from the local edits of a product-format file (completion_style infill)."""
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as handle:
         records = [json.loads(line) for line in handle if line.strip()]
-    return {r["task_id"]: (r["prompt"], r["suffix"], r["canonical_solution"]) for r in records}
+    out = {}
+    for r in records:
+        if "infill_suffix" in r:
+            before, after, whole = r["prompt"], r["infill_suffix"], r["reference_solution"]
+            out[r["task_id"]] = (before, after, whole[len(before):len(whole) - len(after)])
+        elif "suffix" in r:
+            out[r["task_id"]] = (r["prompt"], r["suffix"], r["canonical_solution"])
+    return out
 
 
 def main() -> None:
@@ -369,7 +377,8 @@ def main() -> None:
     parser.add_argument("--forget", type=float, default=0.0,
                         help="leave out each `s = ...` step line with this chance (chained tasks)")
     parser.add_argument("--infill", action="append", default=[],
-                        help="also answer the local edits of this human-eval-infilling file (repeatable)")
+                        help="also answer the local edits of this file (human-eval-infilling, or product format "
+                             "with completion_style infill; repeatable)")
     parser.add_argument("--first-token-ms", type=float, default=0.0, help="wait before the first token")
     parser.add_argument("--chunk-ms", type=float, default=0.0, help="wait between streamed chunks")
     args = parser.parse_args()
