@@ -41,7 +41,8 @@ def read_log(path: str | Path, candidates: set[tuple[str, int]]) -> list[dict]:
         accepted = require(record, "accepted", bool, path, line)
         edited = optional(record, "edited_after", bool, None, path, line)
         if accepted and not shown:
-            raise ConfigError("a suggestion never shown cannot be accepted", path=str(path), line=line, field="accepted")
+            raise ConfigError("a suggestion never shown cannot be accepted", path=str(path), line=line,
+                              field="accepted")
         if edited and not accepted:
             raise ConfigError("only an accepted suggestion can be edited after", path=str(path), line=line,
                               field="edited_after")
@@ -77,7 +78,7 @@ def import_log(store: Store, run_id: str, path: str | Path) -> dict:
                           path=str(path), field="task_id")
     digest, now = file_sha256(path), utcnow()
     store.append("acceptance", [{"run_id": rid, **r, "log_sha256": digest, "at": now} for r in rows])
+    shown, accepted = sum(r["shown"] for r in rows), sum(r["accepted"] for r in rows)
     store.event(rid, "acceptance", f"suggestion log {Path(path).name} (sha256 {digest[:12]}): {len(rows)} candidates, "
-                                   f"{sum(r['shown'] for r in rows)} shown, {sum(r['accepted'] for r in rows)} accepted")
-    return {"run_id": rid, "rows": len(rows), "shown": sum(r["shown"] for r in rows),
-            "accepted": sum(r["accepted"] for r in rows), "sha256": digest}
+                                   f"{shown} shown, {accepted} accepted")
+    return {"run_id": rid, "rows": len(rows), "shown": shown, "accepted": accepted, "sha256": digest}

@@ -11,8 +11,10 @@ sent, and a run refuses to start when the frozen template is not the family's (`
 | `starcoder`      | `<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>`        | `<|endoftext|>` |
 | `santacoder`     | `<fim-prefix>{prefix}<fim-suffix>{suffix}<fim-middle>`        | `<|endoftext|>` |
 | `codellama`      | `<PRE> {prefix} <SUF>{suffix} <MID>`                          | `<EOT>` |
-| `deepseek-coder` | `<｜fim▁begin｜>{prefix}<｜fim▁hole｜>{suffix}<｜fim▁end｜>`   | `<｜end▁of▁sentence｜>`, `<|EOT|>` |
-| `qwen2.5-coder`  | `<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>`  | `<|endoftext|>`, `<|fim_pad|>`, `<|file_sep|>` |
+| `deepseek-coder` | `<｜fim▁begin｜>{prefix}<｜fim▁hole｜>{suffix}<｜fim▁end｜>`   | `<｜end▁of▁sentence｜>`, |
+|                  |                                                               | `<|EOT|>`    |
+| `qwen2.5-coder`  | `<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>`  | `<|endoftext|>`, |
+|                  |                                                               | `<|fim_pad|>`, `<|file_sep|>` |
 """
 
 from __future__ import annotations

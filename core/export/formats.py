@@ -9,10 +9,9 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping
 
-from .markdown_table import table as _table
-
 from .edits_md import edits_md
 from .evidence_md import canaries_md, chained_md, security_md, tamper_md
+from .markdown_table import table as _table
 
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
 

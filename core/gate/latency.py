@@ -96,7 +96,8 @@ def latency_alerts(run: GateFacts, base: GateFacts, policy: Policy) -> list[Aler
     what = (f"p90 {_WORDS[measure]} went from {b['value']:.1f} ms [{_bound(b['ci_low'])}, {_bound(b['ci_high'])}] "
             f"to {a['value']:.1f} ms [{_bound(a['ci_low'])}, {_bound(a['ci_high'])}]")
     if raised:
-        sentence = f"The {what}, up {100 * change:.0f}% (more than {100 * rule.threshold:.0f}%), intervals apart: at best {rule.cap}."
+        sentence = (f"The {what}, up {100 * change:.0f}% (more than {100 * rule.threshold:.0f}%), intervals apart: "
+                    f"at best {rule.cap}.")
     else:
         why = "intervals overlap" if not apart else f"within {100 * rule.threshold:.0f}%"
         sentence = f"The {what}: {why}."

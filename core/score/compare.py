@@ -13,8 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .context import run_section
 from .chained import chained_section
+from .context import run_section
 from .data import RunRecords, load_records
 from .edits import compare_sections
 from .estimate import paired_intervals

@@ -36,7 +36,8 @@ def generated_run(tmp: Path, stub: OpenAIStub, name: str) -> tuple[Store, str]:
            "tasks": {"sets": [{"kind": "humaneval-infilling", "path": str(SINGLE), "task_ids": TASK_IDS}]},
            "candidates": {"source": "generate"},
            "generation": {"endpoint": stub.base_url, "model": "stub-coder-1b", "n_per_task": 2, "concurrency": 2,
-                          "streaming": True, "request_timeout_s": 10, "fim": {"mode": "template", "template": "starcoder"}},
+                          "streaming": True, "request_timeout_s": 10,
+                          "fim": {"mode": "template", "template": "starcoder"}},
            "execution": {"workers": 2, "timeout": {"calibrate": True, "floor_s": 3.0}},
            "gate": {"policy": "code-completion"}}
     path = tmp / f"{name}.yaml"

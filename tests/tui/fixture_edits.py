@@ -84,7 +84,8 @@ def _run(store: Store, manifest_id: str, run_id: str, at: str, slow: float) -> N
                           "node": "fixture-node", "container_id": f"c0ffee{pos:02d}{idx}", "started_at": at,
                           "finished_at": at})
             outs.append({"run_id": run_id, "task_id": f"edit/{pos}", "candidate_index": idx,
-                         "outcome": "passed" if passed else "failed", "failure_class": None if passed else "wrong_answer",
+                         "outcome": "passed" if passed else "failed",
+                         "failure_class": None if passed else "wrong_answer",
                          "public_passed": None, "protected_passed": int(passed), "attempts": 1, "executed_as": None,
                          "cpu_s": 0.01, "wall_s": 0.05, "reason": "", "decided_at": at})
     store.append("candidates", cands)
