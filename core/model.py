@@ -126,7 +126,7 @@ class Candidate:
     gen_error: str | None = None
     gen_attempts: list[dict] = field(default_factory=list)
     excluded_reason: str | None = None
-    completion_style: str = ""      # how processed_text joined the prompt: "body" | "full" ("" if unknown)
+    completion_style: str = ""      # how processed_text joined the prompt: "body" | "full" | "infill" ("" if unknown)
     source_verdict: dict | None = None  # the samples file's own verdict fields (is_solved, passed, result)
     first_token_ms: float | None = None  # time to the first streamed token (None: not streamed, not recorded)
 

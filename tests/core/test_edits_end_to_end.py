@@ -12,6 +12,7 @@ import yaml
 
 from passgate.cli.main import main
 from passgate.core.gate import evaluate
+from passgate.core.gate.policy import policies_dir
 from passgate.core.record.store import Store
 from passgate.core.score.report import build_report
 from passgate.core.tasks.io import file_sha256
@@ -29,6 +30,16 @@ def stub():
     server = OpenAIStub({}, infill=infilling_answers(SINGLE)).start()
     yield server
     server.stop()
+
+
+def budget_policy(tmp: Path) -> Path:
+    """code-completion with a first-token budget of 1.5 s: far above what the stub takes on a loaded
+    machine, far below the 2 s the slow stub waits."""
+    text = (policies_dir() / "code-completion.yaml").read_text()
+    path = tmp / "completion-budget.yaml"
+    path.write_text(text.replace("name: code-completion ", "name: completion-budget")
+                    .replace("limit: 300                # milliseconds", "limit: 1500               # milliseconds"))
+    return path
 
 
 def generated_run(tmp: Path, stub: OpenAIStub, name: str) -> tuple[Store, str]:
@@ -67,18 +78,19 @@ def test_a_streamed_fim_run_reports_edits_and_latency_and_the_budget_decides(tmp
     assert latency["first_token_ms"]["n"] == latency["total_ms"]["n"] == 8
     assert latency["pass_at_1"]["value"] == 0.5
     assert report["generation"]["contract"]["fim"]["template"] == "starcoder"
-    fast_verdict = evaluate(store, fast)
+    policy = str(budget_policy(tmp_path))
+    fast_verdict = evaluate(store, fast, policy=policy)
     budget = next(c for c in fast_verdict.conditions if c.name == "latency_budget")
     assert budget.level in ("strong", "adequate") and "p90 time to first token" in budget.measured
 
-    stub.first_token_s = 0.4                                # the same model, served slowly
+    stub.first_token_s = 2.0                                # the same model, served slowly
     try:
         store, slow = generated_run(tmp_path, stub, "slow")
     finally:
         stub.first_token_s = 0.0
-    slow_verdict = evaluate(store, slow, baseline=fast)
+    slow_verdict = evaluate(store, slow, baseline=fast, policy=policy)
     budget = next(c for c in slow_verdict.conditions if c.name == "latency_budget")
-    assert budget.level == "weak" and "past the budget of 300 ms" in budget.sentence
+    assert budget.level == "weak" and "past the budget of 1500 ms" in budget.sentence
     assert slow_verdict.consequence == "blocked"
     assert any(a.name == "latency_p90_rise" for a in slow_verdict.alerts)
     md = json.dumps(build_report(store, slow)["latency"])
