@@ -98,7 +98,8 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
 
 def _latency(store: Store, rid: str, level: float) -> dict:
     from passgate.core.score.latency import latency_rows, latency_section
-    return latency_section(latency_rows(store.db.conn, rid), level) or {}
+    timed, answered = latency_rows(store.db.conn, rid)
+    return latency_section(timed, level, None, answered) or {}
 
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:

@@ -27,8 +27,9 @@ def local_edit_sections(conn, run_id: str, scores: Mapping, level: float) -> dic
     each slice's pass@1 from `scores` beside them."""
     p1 = {g["name"]: {k: e.get(k) for k in ("value", "ci_low", "ci_high")}
           for g in scores.get("groups", []) if g["kind"] == "slice" for e in g["pass_at_k"] if e["k"] == 1}
+    timed, answered = latency_rows(conn, run_id)
     return {"edits": edits_section(edit_rows(conn, run_id), p1, acceptance_rows(conn, run_id)),
-            "latency": latency_section(latency_rows(conn, run_id), level, p1)}
+            "latency": latency_section(timed, level, p1, answered)}
 
 
 def edit_rows(conn, run_id: str) -> list[dict]:
@@ -199,7 +200,7 @@ def _acceptance(name: str, rows: list[dict]) -> dict:
 
 def compare_sections(conn, baseline_id: str, candidate_id: str, level: float) -> dict:
     """Per slice, both runs' text match and p90 latencies (each None when neither run has them)."""
-    runs = {side: (edits_section(edit_rows(conn, rid)), latency_section(latency_rows(conn, rid), level))
+    runs = {side: (edits_section(edit_rows(conn, rid)), latency_section(*latency_rows(conn, rid)[:1], level))
             for side, rid in (("baseline", baseline_id), ("candidate", candidate_id))}
     edits = None
     if runs["baseline"][0] or runs["candidate"][0]:

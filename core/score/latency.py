@@ -20,15 +20,18 @@ PERCENTILES = (50, 90, 99)
 METHOD = "nearest-rank percentile; interval from order statistics (binomial, distribution-free)"
 
 
-def latency_rows(conn, run_id: str) -> list[dict]:
-    """Per answered candidate of the run (canaries aside): its slice, source and recorded timings."""
-    cur = conn.execute(
-        "SELECT c.task_id, c.candidate_index, t.slice, c.source, c.latency_ms, c.first_token_ms, c.completion_tokens "
-        "FROM candidates c JOIN tasks t ON t.run_id = c.run_id AND t.task_id = c.task_id "
-        "WHERE c.run_id = ? AND c.gen_status = 'ok' AND c.task_id NOT GLOB 'passgate-canary/*' "
-        "ORDER BY c.task_id, c.candidate_index", [run_id])
+def latency_rows(conn, run_id: str) -> tuple[list[dict], dict[str, int]]:
+    """The run's answered candidates that recorded a timing (canaries aside), with their slice and
+    source, and how many answered candidates each slice has in all."""
+    where = ("FROM candidates c JOIN tasks t ON t.run_id = c.run_id AND t.task_id = c.task_id "
+             "WHERE c.run_id = ? AND c.gen_status = 'ok' AND c.task_id NOT GLOB 'passgate-canary/*'")
+    cur = conn.execute(f"SELECT t.slice, c.source, c.latency_ms, c.first_token_ms, c.completion_tokens {where} "
+                       "AND (c.latency_ms IS NOT NULL OR c.first_token_ms IS NOT NULL)", [run_id])
     cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur]
+    rows = [dict(zip(cols, r)) for r in cur]
+    answered = dict(conn.execute(f"SELECT t.slice, COUNT(*) {where} GROUP BY t.slice", [run_id]).fetchall()) \
+        if rows else {}
+    return rows, answered
 
 
 def measures_of(row: Mapping) -> dict[str, float | None]:
@@ -73,25 +76,30 @@ def summary(values: Iterable[float | None], level: float) -> dict:
     return out
 
 
-def latency_section(rows: list[dict], level: float, pass_at_1: Mapping[str, Mapping] | None = None) -> dict | None:
+def latency_section(rows: list[dict], level: float, pass_at_1: Mapping[str, Mapping] | None = None,
+                    answered: Mapping[str, int] | None = None) -> dict | None:
     """Per slice and overall, each measure's percentiles; None when no candidate recorded a latency.
 
-    `pass_at_1` (slice -> {value, ci_low, ci_high}) is set beside each slice's figures."""
-    measured = [r for r in rows if any(v is not None for v in measures_of(r).values())]
-    if not measured:
+    `pass_at_1` (slice -> {value, ci_low, ci_high}) is set beside each slice's figures; `answered`
+    (slice -> answered candidates) counts those without a timing too (default: the rows given)."""
+    rows = [r for r in rows if any(v is not None for v in measures_of(r).values())]
+    if not rows:
         return None
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(r["slice"], []).append(r)
+    answered = dict(answered or {})
+    for name, members in groups.items():
+        answered[name] = max(answered.get(name, 0), len(members))
     return {"level": level, "method": METHOD,
             "rule": "tokens_per_s = completion tokens / the whole answer's seconds; a candidate without a "
                     "recorded timing is left out, never estimated",
-            "overall": _group("all", rows, level, None),
-            "slices": [_group(name, members, level, (pass_at_1 or {}).get(name))
-                       for name, members in sorted(groups.items())]}
+            "overall": _group("all", rows, level, None, sum(answered.values())),
+            "slices": [_group(name, groups.get(name, []), level, (pass_at_1 or {}).get(name), answered[name])
+                       for name in sorted(answered)]}
 
 
-def _group(name: str, rows: list[dict], level: float, p1: Mapping | None) -> dict:
+def _group(name: str, rows: list[dict], level: float, p1: Mapping | None, answered: int) -> dict:
     values = [measures_of(r) for r in rows]
     sources: dict[str, int] = {}
     for r, v in zip(rows, values):
@@ -99,7 +107,7 @@ def _group(name: str, rows: list[dict], level: float, p1: Mapping | None) -> dic
             key = "streamed" if v["first_token_ms"] is not None else "whole answer"
             key = f"{r.get('source') or 'unknown'}, {key}"
             sources[key] = sources.get(key, 0) + 1
-    out = {"slice": name, "candidates": len(rows), "with_latency": sum(sources.values()), "sources": sources,
+    out = {"slice": name, "candidates": answered, "with_latency": sum(sources.values()), "sources": sources,
            "pass_at_1": dict(p1) if p1 else None}
     for m in MEASURES:
         out[m] = summary((v[m] for v in values), level)

@@ -44,7 +44,7 @@ def test_the_interval_covers_the_true_percentile_at_least_as_often_as_its_level(
 
 
 def test_candidates_without_a_recorded_timing_are_left_out_never_estimated():
-    section = latency_section(rows([10.0, 20.0, None, None]), 0.95)
+    section = latency_section(rows([10.0, 20.0, None, None]), 0.95, answered={"single-line": 4})
     group = section["slices"][0]
     assert (group["candidates"], group["with_latency"], group["first_token_ms"]["n"]) == (4, 2, 2)
     assert group["tokens_per_s"]["p50"]["value"] == pytest.approx(20 / 0.12)    # nearest rank: the lower
