@@ -33,9 +33,14 @@ def local_edit_sections(conn, run_id: str, scores: Mapping, level: float) -> dic
 
 
 def edit_rows(conn, run_id: str) -> list[dict]:
-    """Per counted candidate of a local-edit task: slice, its middle, the canonical one, and the outcome."""
+    """Per counted candidate of a local-edit task: slice, its middle (its program less the code before
+    and after the gap), the canonical one, and the outcome."""
     cur = conn.execute(
-        "SELECT c.task_id, c.candidate_index, t.slice, c.processed_text AS middle, o.outcome, "
+        "SELECT c.task_id, c.candidate_index, t.slice, o.outcome, "
+        # the program is preamble + before + middle + after, whatever the candidate's source (a reference too)
+        "substr(c.program, length(ifnull(t.candidate_preamble, '')) + length(t.prompt) + 1, length(c.program) "
+        "       - length(ifnull(t.candidate_preamble, '')) - length(t.prompt) - length(ifnull(t.infill_suffix, ''))) "
+        "       AS middle, "
         "substr(t.reference_solution, length(t.prompt) + 1, "
         "       length(t.reference_solution) - length(t.prompt) - length(ifnull(t.infill_suffix, ''))) AS canonical "
         "FROM candidates c JOIN tasks t ON t.run_id = c.run_id AND t.task_id = c.task_id "
@@ -81,10 +86,10 @@ def levenshtein(a: str, b: str) -> int:
     while end < min(len(a), len(b)) and a[-1 - end] == b[-1 - end]:
         end += 1
     a, b = a[:len(a) - end], b[:len(b) - end]
-    if len(a) < len(b):
-        a, b = b, a
-    if not b:
-        return len(a)
+    if len(a) > len(b):
+        a, b = b, a                  # one numpy row per character of the shorter text
+    if not a:
+        return len(b)
     codes = np.frombuffer(b.encode("utf-32-le"), dtype=np.uint32)
     offsets = np.arange(len(b) + 1)
     row = offsets.copy()

@@ -108,3 +108,10 @@ def test_a_bad_log_line_names_file_line_and_field(tmp_path, line, field, words):
         read_log(path, {("t/0", 0), ("t/0", 1)})
     assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), 2, field)
     assert words in str(caught.value)
+
+
+def test_a_candidates_middle_is_its_program_less_the_code_around_the_gap(record):
+    from passgate.core.score.edits import edit_rows
+    rows = edit_rows(record.db.conn, "r1")
+    assert [(r["middle"], r["canonical"], r["outcome"]) for r in rows] == [("x", "x", "failed"), ("x", "x", "passed"),
+                                                                          ("x", "x", "passed")]
