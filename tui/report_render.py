@@ -17,6 +17,8 @@ from rich.text import Text
 
 from passgate.core.words import short_digest
 
+from .report_edits import edits_parts
+
 from .report_contract import contract_parts, import_policy_words
 from .report_evidence import canary_parts, chained_parts, integrity_parts, security_parts, tamper_parts
 from .report_layout import ByWidth, bar, setting_words as _words, table as _table
@@ -60,8 +62,9 @@ def _spread(d: Mapping) -> str:
 
 def render_report(report: Mapping, *, tasks: bool = False) -> Group:
     """Every section of the report as rich renderables, headline first."""
-    parts: list = [_header(report), _config(report), _scores(report), _groups(report), _public(report),
-                   _selection(report), execution(report), histogram(report), classes(report), cost(report)]
+    parts: list = [_header(report), *edits_parts(report), _config(report), _scores(report), _groups(report),
+                   _public(report), _selection(report), execution(report), histogram(report), classes(report),
+                   cost(report)]
     from .report_repository import repository_tables
     parts += repository_tables(report)
     if report.get("generation"):

@@ -16,7 +16,7 @@ import yaml
 
 from passgate.core.manifest import Manifest, parse_manifest
 
-TASK_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product")
+TASK_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "humaneval-infilling")
 CANDIDATE_SOURCES = ("reference", "import", "generate")
 
 

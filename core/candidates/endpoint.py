@@ -73,8 +73,11 @@ def check_endpoint(endpoint: str) -> None:
                           "holding the key in generation.api_key_env", field="generation.endpoint")
 
 
-def request_body(gen, prompt_text: str, messages: list[dict] | None, seed: int | None) -> dict:
-    """The JSON body for one candidate: n=1, every sampling parameter of the contract stated."""
+def request_body(gen, prompt_text: str, messages: list[dict] | None, seed: int | None, *,
+                 extra: dict | None = None, stop: tuple[str, ...] = ()) -> dict:
+    """The JSON body for one candidate: n=1, every sampling parameter of the contract stated.
+
+    `extra` adds fields (a local edit's `suffix`); `stop` adds stop sequences (a template's end tokens)."""
     body: dict = {"model": gen.model, "temperature": gen.temperature, "top_p": gen.top_p,
                   "max_tokens": gen.max_tokens, "n": 1, "stream": gen.streaming}
     if gen.api == "chat":
@@ -85,8 +88,10 @@ def request_body(gen, prompt_text: str, messages: list[dict] | None, seed: int |
         body["prompt"] = prompt_text
         if gen.logprobs:
             body["logprobs"] = 1       # the sampled token's logprob (+1 alternative; some servers reject 0)
-    if gen.stop:
-        body["stop"] = list(gen.stop)
+    body.update(extra or {})
+    stops = list(dict.fromkeys((*gen.stop, *stop)))
+    if stops:
+        body["stop"] = stops
     if seed is not None:
         body["seed"] = seed
     if gen.streaming:

@@ -11,6 +11,10 @@
 | `codet`              | `prompt` + `samples` (no task id)               | every sample          | body    |
 
 "per record": a solution that defines the entry point at top level is a full function, else a body.
+
+A record with one text may also say how long the model took (`record_timing`): `latency_ms` (the
+whole answer), `first_token_ms` (the first streamed token) and `completion_tokens`. They are kept
+as given; a record without them has no latency, never an estimated one.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ DEFAULT_STYLE = {
     "solution": "full", "ldb": "full", "multipl-e": "full", "reflexion": "detect",
 }
 VERDICT_FIELDS = ("is_solved", "is_passing", "passed", "result")
+TIMING_FIELDS = ("latency_ms", "first_token_ms", "completion_tokens")
 _MULTIPLE_NAME = re.compile(r"^(mbpp|humaneval)_(\d+)_", re.IGNORECASE)
 
 
@@ -179,3 +184,27 @@ def record_texts(fmt: str, record: dict, resolver: TaskResolver, matcher: Prompt
 def source_verdict(record: dict) -> dict | None:
     verdict = {name: record[name] for name in VERDICT_FIELDS if name in record}
     return verdict or None
+
+
+def record_timing(record: dict, path: Path, line: int) -> dict:
+    """The record's own latency fields as Candidate fields ({} when it has none).
+
+    Raises:
+        ConfigError: a timing field that is not a non-negative number (completion_tokens: a whole
+            number), or a first token later than the whole answer, naming file, line and field.
+    """
+    out: dict = {}
+    for name in TIMING_FIELDS:
+        value = record.get(name)
+        if value is None:
+            continue
+        whole = name == "completion_tokens"
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or value < 0 \
+                or value != value or value == float("inf"):
+            raise ConfigError(f"must be a {'whole number' if whole else 'number of milliseconds'} >= 0, got {value!r}",
+                              path=str(path), line=line, field=name)
+        out[name] = int(value) if whole else float(value)
+    if "first_token_ms" in out and "latency_ms" in out and out["first_token_ms"] > out["latency_ms"]:
+        raise ConfigError(f"the first token ({out['first_token_ms']:g} ms) cannot come after the whole answer "
+                          f"({out['latency_ms']:g} ms)", path=str(path), line=line, field="first_token_ms")
+    return out

@@ -29,6 +29,7 @@ from passgate.core.record.store import utcnow
 from passgate.core.sandbox.runner import EvalRequest, TaskSpec
 
 from .endpoint import AttemptFailed, Reply, abort, api_url, check_endpoint, post, request_body
+from .fim import edit_request, end_tokens, is_edit
 from .inputs import postprocess_spec
 from .prompts import chat_messages, render_prompt, repair_message
 
@@ -88,6 +89,9 @@ def generate_candidates(manifest: Manifest, tasks: list[Task], *, skip: set | fr
     gen = manifest.generation
     if gen is None:
         raise ConfigError("candidates.source is generate but the generation section is missing", field="generation")
+    if gen.fim is None and any(is_edit(t) for t in tasks):
+        raise ConfigError("local edits need generation.fim (mode: suffix, or mode: template with a model family)",
+                          field="generation.fim")
     job = _Generator(gen, postprocess_spec(manifest), manifest.tasks.prompt_template, check,
                      cancel or threading.Event(), emit, backoff_s, max_backoff_s)
     work = [(t, i) for i in range(gen.n_per_task) for t in tasks if (t.task_id, i) not in skip]
@@ -183,17 +187,24 @@ class _Generator:
     def candidate(self, task: Task, index: int, *, probing: bool = False) -> Candidate | None:
         """Ask for one candidate (with repair rounds when declared); None when cancelled first."""
         seed = self.gen.seed_base + index if self.gen.seed_base is not None else None
-        prompt_text = render_prompt(self.template, task)
+        spec, extra, stops = self.spec, {}, ()
+        if is_edit(task):   # a local edit: the family's template (or the API's suffix), its end tokens
+            prompt_text, extra = edit_request(self.gen.fim, task)
+            stops = end_tokens(self.gen.fim)
+            spec = dataclasses.replace(spec, stop=tuple(dict.fromkeys((*spec.stop, *stops))))
+        else:
+            prompt_text = render_prompt(self.template, task)
         messages = chat_messages(self.gen.system_prompt, prompt_text) if self.gen.api == "chat" else None
         ex = _Exchange()
         with self._lock:
             self.result.requested += 1
         try:
-            reply = self._request(ex, prompt_text, messages, seed, round_no=0, probing=probing)
+            reply = self._request(ex, prompt_text, messages, seed, round_no=0, probing=probing, extra=extra,
+                                  stop=stops)
             if reply is None:
                 return _failed(task, index, seed, ex)
             # the answer continues the task's code prompt, whatever prose the template wraps around it
-            processed, program = self.postprocess(reply.text, task, self.spec)
+            processed, program = self.postprocess(reply.text, task, spec)
             if self.gen.repair.enabled:
                 reply, processed, program = self._repair(task, ex, messages, seed, reply, processed, program)
         except _Cancelled:
@@ -222,9 +233,9 @@ class _Generator:
         return reply, processed, program
 
     def _request(self, ex: _Exchange, prompt_text: str, messages, seed, *, round_no: int,
-                 probing: bool = False) -> Reply | None:
+                 probing: bool = False, extra: dict | None = None, stop: tuple[str, ...] = ()) -> Reply | None:
         """One answer with retries; None when every attempt failed. Raises _Cancelled."""
-        body = request_body(self.gen, prompt_text, messages, seed)
+        body = request_body(self.gen, prompt_text, messages, seed, extra=extra, stop=stop)
         for attempt in range(1, self.gen.retries + 2):
             record = {"round": round_no, "attempt": attempt, "started_at": utcnow()}
             ex.attempts.append(record)
@@ -246,7 +257,9 @@ class _Generator:
                 if self.cancel.wait(delay) or self.stop.is_set():
                     raise _Cancelled
                 continue
-            record.update(outcome="ok", status=200, elapsed_ms=round(reply.latency_ms, 1), model=reply.model,
+            record.update(outcome="ok", status=200, elapsed_ms=round(reply.latency_ms, 1),
+                          first_token_ms=None if reply.first_token_ms is None else round(reply.first_token_ms, 1),
+                          model=reply.model,
                           system_fingerprint=reply.system_fingerprint, response_id=reply.response_id,
                           finish_reason=reply.finish_reason, prompt_tokens=reply.prompt_tokens,
                           completion_tokens=reply.completion_tokens)
@@ -342,7 +355,8 @@ def _built(task: Task, index: int, seed, ex: _Exchange, reply: Reply, processed:
         prompt_tokens=None if None in tokens[0] else sum(tokens[0]),
         completion_tokens=None if None in tokens[1] else sum(tokens[1]),
         latency_ms=round(sum(r.latency_ms for r in replies), 1), model_id=model_id(reply),
-        logprobs=reply.logprobs, gen_status="ok", gen_attempts=ex.attempts)
+        logprobs=reply.logprobs, gen_status="ok", gen_attempts=ex.attempts,
+        first_token_ms=None if replies[0].first_token_ms is None else round(replies[0].first_token_ms, 1))
 
 
 def _failed(task: Task, index: int, seed, ex: _Exchange) -> Candidate:

@@ -60,6 +60,9 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
     if manifest.execution.image_digest is None:
         raise DriftError("execution.image_digest is not pinned; run `passgate freeze` on the manifest")
     model_label = c.model.name if c.source != "generate" else manifest.generation.model
+    if c.source == "generate":
+        from .fim import check_pinned
+        check_pinned(manifest.generation, tasks)        # local edits: how they are asked for, frozen
     if c.source == "import":
         spec = c.import_
         path = resolve_path(manifest_path, spec.path)
@@ -137,6 +140,10 @@ def freeze(path: str) -> Manifest:
         if imp.prompt_map:
             imp = dataclasses.replace(imp, prompt_map_sha256=file_sha256(resolve_path(path, imp.prompt_map)))
         manifest = dataclasses.replace(manifest, candidates=dataclasses.replace(cand, import_=imp))
+    gen = manifest.generation
+    if gen is not None and gen.fim is not None:
+        from .fim import pinned
+        manifest = dataclasses.replace(manifest, generation=dataclasses.replace(gen, fim=pinned(gen.fim)))
     from passgate.core.sandbox.docker_runner import docker_client
     digest = docker_client().images.get(manifest.execution.image).id
     manifest = dataclasses.replace(manifest, execution=dataclasses.replace(manifest.execution, image_digest=digest))

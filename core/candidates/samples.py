@@ -27,6 +27,7 @@ from .formats import (
     TaskResolver,
     detect_format,
     record_texts,
+    record_timing,
     source_verdict,
 )
 
@@ -123,10 +124,12 @@ class _Import:
             return
         if found.matched_by:
             self.matched_by[found.matched_by] += 1
+        timing = record_timing(record, self.path, number) if len(found.texts) == 1 else {}
         for sample, raw in found.texts:
-            self._add_text(number, sample, raw, found, source_verdict(record))
+            self._add_text(number, sample, raw, found, source_verdict(record), timing)
 
-    def _add_text(self, number: int, sample: int | None, raw, found: RecordTexts, verdict: dict | None) -> None:
+    def _add_text(self, number: int, sample: int | None, raw, found: RecordTexts, verdict: dict | None,
+                  timing: dict) -> None:
         where = {"line": number, "task_id": found.task_id, **({"sample": sample} if sample is not None else {})}
         if not isinstance(raw, str):
             self.rejected.append({**where, "reason": f"the completion is {type(raw).__name__}, not text"})
@@ -145,6 +148,7 @@ class _Import:
             source_ref=ref,
             completion_style=style,
             source_verdict=verdict,
+            **timing,               # latency only where the file records it, never estimated
         ))
         self.counts[found.task_id] += 1
 
@@ -161,12 +165,18 @@ def postprocess(raw: str, task: Task, spec: PostprocessSpec, prompt: str | None 
     prompt). The program is `candidate_preamble + prompt + processed` for body style and
     `candidate_preamble + context + processed` for full style, the context being what
     `spec.prompt_context` takes of the prompt (nothing when the text repeats the prompt itself).
+    A local edit (a task of completion style "infill") is always
+    `candidate_preamble + prompt + processed + infill_suffix`, whatever `spec.style` says.
     """
     processed, program, _style = _postprocess(raw, task, spec, prompt, default_style)
     return processed, program
 
 
 def _postprocess(raw: str, task: Task, spec: PostprocessSpec, prompt: str | None, default_style: str | None) -> tuple[str, str, str]:
+    if task.completion_style == "infill":
+        # a local edit: the text is the middle, placed between the code before and after the gap
+        text = cut_at_stops(extract_fence(raw) if spec.extract_fence else raw, spec.stop)
+        return text, task.candidate_preamble + task.prompt + text + task.infill_suffix, "infill"
     prompt = task.prompt if prompt is None else prompt
     text = extract_fence(raw) if spec.extract_fence else raw
     # Stops apply after the prompt: a full program that repeats the prompt is cut only past it.

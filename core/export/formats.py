@@ -9,10 +9,10 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping
 
-from .markdown_table import table as _table
-
 from .contract_md import contract_md
+from .edits_md import edits_md
 from .evidence_md import canaries_md, chained_md, integrity_md, security_md, tamper_md
+from .markdown_table import table as _table
 
 MARKDOWN_LIST_LIMIT = 50   # omitted candidates / flaky tasks listed inline; the JSON lists all
 
@@ -57,6 +57,7 @@ def to_markdown(report: Mapping) -> str:
         lines += [f"> **Run {run['status']}:** {run['error']}", ""]
     lines += ["## Configuration", ""] + _table(["item", "value"], _config_rows(report))
     lines += _scores_md(scores, level)
+    lines += edits_md(report)
     lines += _public_md(report)
     lines += _execution_md(report)
     if report.get("repository"):

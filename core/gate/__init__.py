@@ -14,6 +14,7 @@ from ..errors import PassgateError
 from .alerts import Alert, BaselineMismatch, compare
 from .facts import GateFacts
 from .gather import gather_facts
+from .latency import latency_alerts
 from .policy import Policy, available_policies, load_policy
 from .verdict import EXIT_CODES, Verdict, verdict
 
@@ -42,6 +43,6 @@ def evaluate(store, run_id: str, *, policy: str | None = None, baseline: str | N
         base = gather_facts(store, baseline, pol, corpus=corpus)
         if base.run_id == facts.run_id:
             raise GateUsage(f"the baseline must be another run, not {facts.run_id} itself")
-        alerts = compare(facts, base, pol)
+        alerts = compare(facts, base, pol) + latency_alerts(facts, base, pol)
         base_id = base.run_id
     return verdict(facts, pol, alerts, baseline=base_id)

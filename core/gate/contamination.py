@@ -140,11 +140,14 @@ def task_overlaps(tasks: list[TaskText], segments: Iterable[str], n: int) -> lis
     return out
 
 
-def reference_grams(prompt: str, reference: str, n: int) -> set[tuple[str, ...]]:
+def reference_grams(prompt: str, reference: str, n: int, after: str = "") -> set[tuple[str, ...]]:
     """The reference's own n-grams: of the part after the prompt when it continues the prompt
-    (HumanEval), and never one the prompt has."""
+    (HumanEval), and never one the prompt has. For a local edit, `after` is the code after the gap:
+    only the middle is the model's to write, so what follows it is left out too."""
     own = reference[len(prompt):] if prompt and reference.startswith(prompt) else reference
-    return ngrams(tokens(own), n) - ngrams(tokens(prompt), n)
+    if after and own.endswith(after):
+        own = own[:len(own) - len(after)]
+    return ngrams(tokens(own), n) - ngrams(tokens(prompt), n) - ngrams(tokens(after), n)
 
 
 def reference_overlap(prompt: str, reference: str, candidate: str, n: int,

@@ -221,6 +221,7 @@ class GateFacts:
     integrity: IntegrityFacts = IntegrityFacts()   # how the verdicts' assertions were decided, per slice
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
+    latency: dict = field(default_factory=dict)    # the report's latency section (core/score/latency.py); {}: none
 
     @property
     def has_holdout(self) -> bool:

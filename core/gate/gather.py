@@ -35,7 +35,7 @@ from .facts import (
 from .policy import Policy
 from .stats import score
 
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling")
 
 
 def _json(text, default):
@@ -99,7 +99,8 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         security=_security(store, rid, policy.security.severity),
         canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
         tamper_candidates=_tamper_candidates(store, rid), contract=_contract(store, run),
-        integrity=_integrity(store, run), interval=interval, error=plain(run.get("error") or ""))
+        integrity=_integrity(store, run), interval=interval, error=plain(run.get("error") or ""),
+        latency=_latency(store, rid, float(interval.get("level", 0.95))))
 
 
 def _contract(store: Store, run: dict) -> ContractFacts:
@@ -120,6 +121,12 @@ def _integrity(store: Store, run: dict) -> IntegrityFacts:
     return IntegrityFacts(True, section["grading_protocol"], tuple(
         SliceIntegrity(s["slice"], s["candidates"], s["outside"], s["visible"], s["in_process"], s["process_control"])
         for s in section["slices"]))
+
+
+def _latency(store: Store, rid: str, level: float) -> dict:
+    from passgate.core.score.latency import latency_rows, latency_section
+    timed, answered = latency_rows(store.db.conn, rid)
+    return latency_section(timed, level, None, answered) or {}
 
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:
@@ -295,7 +302,8 @@ def _reference_findings(store, rid, task_rows, exposure, threshold, n) -> list[F
             continue
         seen.add((c["task_id"], c["program_sha256"]))
         if c["task_id"] not in ref_grams:
-            ref_grams[c["task_id"]] = cm.reference_grams(t.get("prompt") or "", t["reference_solution"], n)
+            ref_grams[c["task_id"]] = cm.reference_grams(t.get("prompt") or "", t["reference_solution"], n,
+                                                         t.get("infill_suffix") or "")
         ov = cm.reference_overlap("", "", c["program"] or "", n, ref=ref_grams[c["task_id"]])
         if ov is None:
             continue

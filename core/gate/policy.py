@@ -152,6 +152,26 @@ class AlertThresholds:
     security_findings: AlertRule = AlertRule(0.02, "canary")
     tamper_events: AlertRule = AlertRule(0.0, "canary")
     disallowed_imports: AlertRule = AlertRule(0.0, "canary")
+    # p90 latency (time to first token where streamed, else the whole answer) rose by more than this
+    # fraction of the baseline's, and the two runs' intervals do not overlap
+    latency_p90_rise: AlertRule = AlertRule(0.2, "canary")
+
+
+@dataclass(frozen=True)
+class LatencyBudget:
+    """A ceiling on a latency percentile (a floor for tokens_per_s), over every candidate with a
+    recorded timing or over one slice (core/score/latency.py)."""
+    measure: Literal["first_token_ms", "total_ms", "tokens_per_s"]
+    percentile: Literal[50, 90, 99]
+    limit: float
+    slice: str | None = None
+
+
+@dataclass(frozen=True)
+class LatencySettings:
+    """Budgets the gate checks as evidence: strong when the percentile's interval lies within the
+    budget, adequate when only its point does, weak when the point is past it or nothing was measured."""
+    budgets: tuple[LatencyBudget, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -187,6 +207,7 @@ class Policy:
     security: SecuritySettings = SecuritySettings()
     canaries: CanarySettings = CanarySettings()
     contract: ContractSettings = ContractSettings()
+    latency: LatencySettings = LatencySettings()
     source: str = ""     # set by the loader, not read from the file
     sha256: str = ""
 
@@ -279,6 +300,9 @@ def _validate(p: Policy, lines: dict, source: str, expect_name: str | None) -> N
     if p.contract.max_disallowed_imports is not None and p.contract.max_disallowed_imports < 0:
         raise err("must be zero or more (0: no candidate may import what its task does not allow)",
                   "contract", "max_disallowed_imports")
+    for i, budget in enumerate(p.latency.budgets):
+        if budget.limit <= 0:
+            raise err("must be positive (milliseconds, or tokens per second)", "latency", "budgets", i, "limit")
 
 
 def _validate_boundaries(b: Boundaries, err) -> None:

@@ -12,10 +12,11 @@ from dataclasses import asdict, dataclass
 from .alerts import Alert
 from .evidence import Condition, altered_sentence, assess, rerun_words
 from .facts import Contamination, GateFacts, Score
+from .latency import latency_conditions
 from .needs import Need, release_needs
 from .policy import Policy
 from .relaxations import BLOCKING, BoundaryState, boundary_states, unknown_declarations
-from .vocab import CHECK_RISK, CONSEQUENCES, RISK_WHY, evidence_rank, risk_rank, worst_risk
+from .vocab import CHECK_RISK, CONSEQUENCES, RISK_WHY, evidence_rank, risk_rank, worst_evidence, worst_risk
 
 EXIT_CODES = {"release": 0, "canary": 3, "blocked": 4}
 
@@ -59,6 +60,10 @@ def verdict(facts: GateFacts, policy: Policy, alerts: tuple[Alert, ...] | list[A
     states = boundary_states(facts, policy)
     risk, risk_reasons = assess_risk(facts, states)
     evidence, conditions = assess(facts, policy)
+    budgets = latency_conditions(facts, policy)          # the policy's latency budgets, when it sets any
+    if budgets:
+        conditions = conditions + budgets
+        evidence = worst_evidence(c.level for c in conditions)
     caps = _caps(facts, policy, states, risk, risk_reasons, evidence, conditions, alerts)
     consequence = max((c for c, _ in caps), key=CONSEQUENCES.index, default="release")
     reasons = [s for c, s in sorted(caps, key=lambda x: -CONSEQUENCES.index(x[0]))]

@@ -22,9 +22,9 @@ import sqlite_utils
 from passgate.core.errors import RunNotFound, StoreError
 from passgate.core.model import CANARY_GLOB_SQL
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans", "repo_results",
-                  "contract_scans")
+                  "contract_scans", "acceptance")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
 SEALED_RUN_FIELDS = ("runtime", "image", "image_digest", "worker_sha256", "limits_json", "probe_json",
                      "preflight_json", "selfcheck_json", "grading_protocol")
@@ -33,7 +33,7 @@ UNSEALED_EVIDENCE = frozenset({"not_imported"})     # evidence rows that record 
 # columns added to chained tables from v4 on: left out of a row's hash while NULL, so rows written
 # before they existed verify unchanged
 LATE_COLUMNS = frozenset({"classic_status", "classic_class", "evidence_json", "tamper_json", "imports_json",
-                          "integrity_json"})
+                          "integrity_json", "first_token_ms"})
 
 
 def utcnow() -> str:
@@ -238,8 +238,25 @@ def _v8_task_contract(db: sqlite_utils.Database) -> None:
                    f"BEGIN SELECT RAISE(ABORT, 'contract_scans rows are append-only'); END")
 
 
+def _v9_local_edits(db: sqlite_utils.Database) -> None:
+    """v9: local edits. Per task the code after the gap (fill-in-the-middle); per candidate the time to
+    its first streamed token; per run an optional suggestion log (shown, accepted, edited after) joined
+    to its candidates."""
+    for table, column, kind in (("tasks", "infill_suffix", "TEXT"), ("candidates", "first_token_ms", "FLOAT")):
+        if column not in db[table].columns_dict:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    db["acceptance"].create(
+        {"run_id": str, "task_id": str, "candidate_index": int, "shown": int, "accepted": int, "edited_after": int,
+         "source_ref": str, "log_sha256": str, "at": str, "prev_hash": str, "row_hash": str},
+        pk=("run_id", "task_id", "candidate_index"), if_not_exists=True)
+    for op in ("UPDATE", "DELETE"):
+        db.execute(f"CREATE TRIGGER IF NOT EXISTS acceptance_no_{op.lower()} BEFORE {op} ON acceptance "
+                   f"BEGIN SELECT RAISE(ABORT, 'acceptance rows are append-only'); END")
+
+
 MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity),
-              (5, _v5_scans_and_tamper), (6, _v6_repository), (7, _v7_split_tests), (8, _v8_task_contract)]
+              (5, _v5_scans_and_tamper), (6, _v6_repository), (7, _v7_split_tests), (8, _v8_task_contract),
+              (9, _v9_local_edits)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

@@ -199,7 +199,8 @@ def _context(store, run_id, manifest, progress, cancel) -> RunContext:
                        tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
                        set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=r.get("repo_json") or "",
                        allowed_imports=tuple(json.loads(r.get("allowed_imports_json") or '["any"]')),
-                       signature=r.get("signature_json") or "")
+                       signature=r.get("signature_json") or "",
+                       infill_suffix=r.get("infill_suffix") or "")
              for tid, r in task_rows.items()}
     ex = manifest.execution
     policy = Policy(rerun_policy=ex.reruns.policy, rerun_count=ex.reruns.count, infra_retries=ex.reruns.infra_retries,

@@ -117,7 +117,8 @@ def task_rows(tasks: list[Task]) -> list[dict]:
              "reference_solution": t.reference_solution, "completion_style": t.completion_style,
              "classic_suffix": t.classic_suffix, "public_suffix": t.public_suffix,
              "protected_suffix": t.protected_suffix or None, "oracle_json": t.oracle or None, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None,
-             "allowed_imports_json": json.dumps(list(t.allowed_imports)), "signature_json": t.signature or None}
+             "allowed_imports_json": json.dumps(list(t.allowed_imports)), "signature_json": t.signature or None,
+             "infill_suffix": t.infill_suffix if t.completion_style == "infill" else None}
             for i, t in enumerate(tasks)]
 
 
@@ -133,5 +134,6 @@ def candidate_rows(run_id: str, candidates) -> list[dict]:
                      "logprobs_json": json.dumps(lp) if lp is not None else None,
                      "mean_logprob": (sum(lp) / len(lp)) if lp else None, "gen_status": c.gen_status,
                      "gen_error": c.gen_error, "gen_attempts_json": json.dumps(c.gen_attempts, default=str),
-                     "excluded_reason": c.excluded_reason, "created_at": utcnow()})
+                     "excluded_reason": c.excluded_reason, "created_at": utcnow(),
+                     "first_token_ms": c.first_token_ms})
     return rows

@@ -13,9 +13,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .context import run_section
 from .chained import chained_section
+from .context import run_section
 from .data import RunRecords, load_records
+from .edits import compare_sections
 from .estimate import paired_intervals
 from .intervals import IntervalSpec
 from .report import ScoringConfig, load_manifest
@@ -78,6 +79,7 @@ def build_comparison(store, baseline_id: str, candidate_id: str, *, k: Sequence[
         "by_slice": _by_slice(slices, n_a, c_a, n_b, c_b, config.k),
         "changed": _changed(ids, n_a, c_a, n_b, c_b),
         "chained": _chained(base, cand, config.interval),
+        **compare_sections(store.db.conn, base_run["run_id"], cand_run["run_id"], config.interval.level),
     }
 
 

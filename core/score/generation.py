@@ -14,7 +14,7 @@ from typing import Mapping
 # Contract keys shown in the report, in this order (the API key's variable name, never its value).
 CONTRACT_KEYS = ("endpoint", "api", "model", "model_revision", "api_key_env", "system_prompt", "temperature",
                  "top_p", "max_tokens", "stop", "n_per_task", "seed_base", "logprobs", "concurrency",
-                 "request_timeout_s", "retries", "streaming", "repair")
+                 "request_timeout_s", "retries", "streaming", "repair", "fim")
 ERRORS_LISTED = 50
 
 # One scan over the run's generated candidates. Without repair every entry of gen_attempts_json is
@@ -129,6 +129,12 @@ def generation_lines(section: dict) -> list[str]:
         + f"; {section['requests']} requests ({section['retries']} retries, {section['failed_requests']} failed); "
         f"{section['request_s']:.1f}s of requests in {section['wall_s']:.1f}s wall",
     ]
+    fim = c.get("fim")
+    if fim:
+        lines.append("  local edits: " + ("the completions API's suffix parameter" if fim.get("mode") == "suffix" else
+                                          f"{fim.get('template')} template {json.dumps(fim.get('format'))}, sentinels "
+                                          f"{json.dumps(fim.get('sentinels'))}")
+                     + f", stopped at {json.dumps(fim.get('end_tokens') or [])}")
     for err in section["generation_errors"]:
         lines.append(f"  generation error {err['task_id']} #{err['candidate_index']}: {err['error']}")
     if section["generation_error_count"] > len(section["generation_errors"]):

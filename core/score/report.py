@@ -32,6 +32,7 @@ from .context import (
     with_not_imported,
 )
 from .data import RecordsJob, Rescore, RunRecords
+from .edits import local_edit_sections
 from .fidelity import fidelity_summary
 from .generation import generation_section
 from .integrity import integrity_section
@@ -135,6 +136,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "contract": contract_section(store, run),
             "chained": chained_section(recs, config.interval),
             "repository": repository_section(store, run["run_id"]),
+            **local_edit_sections(store.db.conn, run["run_id"], scores.result(), config.interval.level),
             "generation": generation,
             "tasks": task_rows(recs, config.k),
             "whatif": [],

