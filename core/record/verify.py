@@ -51,7 +51,11 @@ def verify_run(store: Store, run_id: str) -> Verification:
 
 
 def _notes(store: Store, rid: str) -> list[str]:
-    notes = [f"{t}: {store.count(t, rid)} rows" for t in CHAINED_TABLES]
+    counts = {t: store.count(t, rid) for t in CHAINED_TABLES}
+    notes = [f"{t}: {n} rows" for t, n in counts.items() if n]
+    empty = [t for t, n in counts.items() if not n]
+    if empty:
+        notes.append("no rows: " + ", ".join(empty))
     triggers = {r["name"] for r in store.query("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     for t in CHAINED_TABLES:
         for op in ("update", "delete"):
