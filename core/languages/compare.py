@@ -1,0 +1,168 @@
+"""How a reported value is compared with an expected one: each rule is what a test's own
+comparison does in its language (JavaScript's `===`, `==`, `assert.deepEqual` and
+`JSON.stringify(a) === JSON.stringify(b)`; a typed language's `==`; a tolerance)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .jsnumber import js_json_stringify
+from .values import UNDEFINED, Char, Map, Opaque, Opt, Record, Tuple
+
+
+@dataclass(frozen=True)
+class Compare:
+    """A comparison rule and its tolerance, when the original test used one."""
+
+    rule: str                   # one of RULES
+    tol: float | None = None    # approx: |actual - expected| < tol (<= when inclusive)
+    inclusive: bool = False
+
+    def describe(self) -> str:
+        return self.rule if self.tol is None else f"{self.rule}({self.tol:g})"
+
+
+def _is_num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def typed_eq(a, e) -> bool:
+    """A typed language's `==` on values of the declared types: numbers numerically, NaN unequal,
+    sequences and structures element by element, maps regardless of entry order."""
+    if _is_num(a) and _is_num(e):
+        return a == e
+    if isinstance(a, bool) or isinstance(e, bool):
+        return isinstance(a, bool) and isinstance(e, bool) and a == e
+    if isinstance(a, Char) and isinstance(e, str) and len(e) == 1:
+        return a.ch == e
+    if isinstance(a, (list, Tuple)) and type(a) is type(e):
+        xs, ys = (a, e) if isinstance(a, list) else (a.items, e.items)
+        return len(xs) == len(ys) and all(typed_eq(x, y) for x, y in zip(xs, ys))
+    if isinstance(a, (Map, Record)) and type(a) is type(e):
+        return _entries_eq(_pairs(a), _pairs(e), typed_eq)
+    if isinstance(a, Opt) and isinstance(e, Opt):
+        return a.present == e.present and (not a.present or typed_eq(a.value, e.value))
+    if isinstance(a, Opaque) or isinstance(e, Opaque):
+        return False
+    return type(a) is type(e) and a == e
+
+
+def _pairs(x) -> tuple:
+    return x.entries if isinstance(x, Map) else x.fields
+
+
+def _entries_eq(xs: tuple, ys: tuple, eq) -> bool:
+    if len(xs) != len(ys):
+        return False
+    unmatched = list(ys)
+    for k, v in xs:
+        hit = next((i for i, (k2, v2) in enumerate(unmatched) if eq(k, k2) and eq(v, v2)), None)
+        if hit is None:
+            return False
+        unmatched.pop(hit)
+    return True
+
+
+def approx_eq(a, e, tol: float, inclusive: bool) -> bool:
+    """Numbers within `tol` (element by element for sequences), as the tests' `abs(a - b) < tol`."""
+    if _is_num(a) and _is_num(e):
+        gap = abs(a - e)
+        return gap <= tol if inclusive else gap < tol
+    if isinstance(a, list) and isinstance(e, list):
+        return len(a) == len(e) and all(approx_eq(x, y, tol, inclusive) for x, y in zip(a, e))
+    if isinstance(a, Tuple) and isinstance(e, Tuple):
+        return approx_eq(list(a.items), list(e.items), tol, inclusive)
+    return typed_eq(a, e)
+
+
+def js_truthy(x) -> bool:
+    if x is None or x is UNDEFINED or x is False:
+        return False
+    if _is_num(x):
+        return x != 0 and not math.isnan(x)
+    if isinstance(x, str):
+        return x != ""
+    return True
+
+
+def js_strict_eq(a, e) -> bool:
+    """`===`: primitives by type and value (NaN unequal, 0 === -0); an expected array or object
+    literal is a fresh object, which `===` never matches; the test meant its contents."""
+    if _is_num(a) and _is_num(e):
+        return a == e
+    if isinstance(a, (list, Record)) or isinstance(e, (list, Record)):
+        return js_deep_eq(a, e, strict=True)
+    return type(a) is type(e) and a == e
+
+
+def js_loose_eq(a, e) -> bool:
+    """`==` between primitives (the abstract equality comparison)."""
+    if (a is None or a is UNDEFINED) and (e is None or e is UNDEFINED):
+        return True
+    if a is None or a is UNDEFINED or e is None or e is UNDEFINED:
+        return False
+    if isinstance(a, bool):
+        return js_loose_eq(int(a), e)
+    if isinstance(e, bool):
+        return js_loose_eq(a, int(e))
+    if _is_num(a) and isinstance(e, str):
+        return a == _js_to_number(e)
+    if isinstance(a, str) and _is_num(e):
+        return _js_to_number(a) == e
+    return js_strict_eq(a, e)
+
+
+def _js_to_number(s: str) -> float:
+    s = s.strip()
+    if s == "":
+        return 0.0
+    try:
+        return float(int(s, 16)) if s.lower().startswith("0x") else float(s.replace("Infinity", "inf"))
+    except ValueError:
+        return math.nan
+
+
+def js_deep_eq(a, e, *, strict: bool) -> bool:
+    """Node's assert.deepEqual (strict=False: primitives by `==`, NaN equal to NaN since Node 18)
+    and assert.deepStrictEqual (strict=True: by Object.is, but 0 and -0 apart only there)."""
+    if isinstance(a, list) and isinstance(e, list):
+        return len(a) == len(e) and all(js_deep_eq(x, y, strict=strict) for x, y in zip(a, e))
+    if isinstance(a, Record) and isinstance(e, Record):
+        return _entries_eq(a.fields, e.fields, lambda x, y: x == y if isinstance(x, str)
+                           else js_deep_eq(x, y, strict=strict))
+    if isinstance(a, (list, Record, Opaque)) or isinstance(e, (list, Record, Opaque)):
+        return False
+    if _is_num(a) and _is_num(e) and math.isnan(a) and math.isnan(e):
+        return True
+    return js_strict_eq(a, e) if strict else js_loose_eq(a, e)
+
+
+def matches(actual, expected, how: Compare) -> bool:
+    """Whether the reported value passes the site's comparison."""
+    rule = how.rule
+    if rule == "eq":
+        return typed_eq(actual, expected)
+    if rule == "ne":
+        return not typed_eq(actual, expected)
+    if rule == "approx":
+        return approx_eq(actual, expected, how.tol, how.inclusive)
+    if rule == "truthy":
+        return js_truthy(actual) == bool(expected)
+    if rule == "js_strict":
+        return js_strict_eq(actual, expected)
+    if rule == "js_loose":
+        return js_loose_eq(actual, expected)
+    if rule == "js_not_strict":
+        return not js_strict_eq(actual, expected)
+    if rule == "js_deep":
+        return js_deep_eq(actual, expected, strict=False)
+    if rule == "js_deep_strict":
+        return js_deep_eq(actual, expected, strict=True)
+    if rule == "js_json":
+        return js_json_stringify(actual) == js_json_stringify(expected)
+    raise ValueError(f"unknown comparison rule {rule!r}")
+
+
+RULES = ("eq", "ne", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict",
+         "js_json")

@@ -1,0 +1,96 @@
+"""Build one pinned image per toolchain, locally and reproducibly, the way the Python image is built.
+
+debootstrap (minbase plus the toolchain's Debian packages) from the machine's Debian mirror, the
+root filesystem normalised like the Python image's and then of what a toolchain's own install
+scripts leave behind that differs from build to build, packed into one deterministic layer and
+loaded with a fixed config: building twice from the same mirror gives one image id.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import SandboxUnavailable
+from ..sandbox.image import SUITE, apt_mirror, load_layers, normalise_rootfs, write_layer
+
+IMAGE_REPO = "passgate-lang"
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """The Debian packages one image carries, and the build-dependent files to drop from it."""
+
+    name: str
+    packages: tuple[str, ...]
+    drop: tuple[str, ...] = ()          # paths (relative to the root) whose content varies per build
+    env: tuple[str, ...] = ()           # extra image environment, NAME=value
+
+    @property
+    def tag(self) -> str:
+        return f"{IMAGE_REPO}:{self.name}-{SUITE}"
+
+
+def image_config(toolchain: Toolchain, layer_sha: str) -> bytes:
+    config = {
+        "architecture": "amd64", "os": "linux", "created": "1970-01-01T00:00:00Z",
+        "config": {"Env": [f"PATH={PATH}", *toolchain.env], "Cmd": ["/bin/sh"], "WorkingDir": "/"},
+        "rootfs": {"type": "layers", "diff_ids": [f"sha256:{layer_sha}"]},
+        "history": [{"created": "1970-01-01T00:00:00Z",
+                     "created_by": f"passgate language image {toolchain.name}: "
+                                   f"debootstrap minbase + {' '.join(toolchain.packages) or '(nothing)'}"}],
+    }
+    return json.dumps(config, sort_keys=True, separators=(",", ":")).encode()
+
+
+def debootstrap_with(target: Path, mirror: str, packages: tuple[str, ...]) -> None:
+    if shutil.which("debootstrap") is None:
+        raise SandboxUnavailable("debootstrap is not installed: apt-get install -y debootstrap")
+    include = ["--include=" + ",".join(packages)] if packages else []
+    done = subprocess.run(["debootstrap", "--variant=minbase", *include, SUITE, str(target), mirror],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+    if done.returncode:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise SandboxUnavailable(f"debootstrap of {', '.join(packages) or 'minbase'} failed: {tail}")
+
+
+def drop_build_dependent(root: Path, toolchain: Toolchain) -> None:
+    """Remove what install scripts write with the time or randomness of the build."""
+    for rel in toolchain.drop:
+        path = root / rel
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        elif path.is_dir():
+            shutil.rmtree(path)
+
+
+def build_image(client, toolchain: Toolchain, *, mirror: str | None = None, workdir: str | None = None,
+                log=print) -> str:
+    """Build and load the toolchain's image; returns its id (the digest a manifest pins)."""
+    mirror = mirror or apt_mirror()
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        root = Path(tmp) / "rootfs"
+        log(f"debootstrap {SUITE} + {', '.join(toolchain.packages) or 'nothing'} from {mirror} ...")
+        debootstrap_with(root, mirror, toolchain.packages)
+        normalise_rootfs(root)
+        drop_build_dependent(root, toolchain)
+        layer = Path(tmp) / "layer.tar"
+        layer_sha = write_layer(root, layer)
+        image_id = load_layers(client, image_config(toolchain, layer_sha), [(f"{layer_sha}/layer.tar", layer)],
+                               toolchain.tag)
+        log(f"loaded {toolchain.tag} as {image_id}")
+        return image_id
+
+
+def ensure_image(client, toolchain: Toolchain, **build_options) -> str:
+    """The toolchain's image id: the loaded one when its tag exists, else a fresh build."""
+    import docker.errors
+    try:
+        return client.images.get(toolchain.tag).id
+    except docker.errors.ImageNotFound:
+        return build_image(client, toolchain, **build_options)
