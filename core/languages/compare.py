@@ -138,6 +138,34 @@ def js_deep_eq(a, e, *, strict: bool) -> bool:
     return js_strict_eq(a, e) if strict else js_loose_eq(a, e)
 
 
+def adapt_braces(expected, actual):
+    """A brace list takes the type it initialises, as in C++ (`{1, 2}` is a vector, a pair or a
+    tuple; `{{'a', 1}}` a map), and a bool compares as 0 or 1 with a number."""
+    if isinstance(expected, list):
+        if isinstance(actual, Map) and all(isinstance(e, list) and len(e) == 2 for e in expected):
+            return Map(tuple((adapt_braces(k, None), adapt_braces(v, None)) for k, v in expected))
+        if isinstance(actual, Tuple):
+            return Tuple(tuple(adapt_braces(e, a) for e, a in zip(expected, actual.items)))
+        if isinstance(actual, list):
+            return [adapt_braces(e, a) for e, a in zip(expected, actual)] + expected[len(actual):]
+    if isinstance(expected, Tuple) and isinstance(actual, Tuple):
+        return Tuple(tuple(adapt_braces(e, a) for e, a in zip(expected.items, actual.items)))
+    if isinstance(expected, Opt) and isinstance(actual, Opt) and expected.present and actual.present:
+        return Opt(True, adapt_braces(expected.value, actual.value))
+    if isinstance(actual, Opt) and actual.present and not isinstance(expected, Opt) and expected is not None:
+        return Opt(True, adapt_braces(expected, actual.value))     # std::optional<T> == T
+    return expected
+
+
+def cpp_eq(actual, expected) -> bool:
+    expected = adapt_braces(expected, actual)
+    if isinstance(actual, bool) and _is_num(expected):
+        return int(actual) == expected
+    if isinstance(actual, Char) and _is_num(expected):
+        return ord(actual.ch) == expected
+    return typed_eq(actual, expected)
+
+
 def matches(actual, expected, how: Compare) -> bool:
     """Whether the reported value passes the site's comparison."""
     rule = how.rule
@@ -145,8 +173,10 @@ def matches(actual, expected, how: Compare) -> bool:
         return typed_eq(actual, expected)
     if rule == "ne":
         return not typed_eq(actual, expected)
+    if rule == "cpp_eq":
+        return cpp_eq(actual, expected)
     if rule == "approx":
-        return approx_eq(actual, expected, how.tol, how.inclusive)
+        return approx_eq(actual, adapt_braces(expected, actual), how.tol, how.inclusive)
     if rule == "truthy":
         return js_truthy(actual) == bool(expected)
     if rule == "js_strict":
@@ -164,5 +194,5 @@ def matches(actual, expected, how: Compare) -> bool:
     raise ValueError(f"unknown comparison rule {rule!r}")
 
 
-RULES = ("eq", "ne", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict",
+RULES = ("eq", "ne", "cpp_eq", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict",
          "js_json")

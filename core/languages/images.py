@@ -53,9 +53,11 @@ def debootstrap_with(target: Path, mirror: str, packages: tuple[str, ...]) -> No
         raise SandboxUnavailable("debootstrap is not installed: apt-get install -y debootstrap")
     include = ["--include=" + ",".join(packages)] if packages else []
     done = subprocess.run(["debootstrap", "--variant=minbase", *include, SUITE, str(target), mirror],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     if done.returncode:
-        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        log = target / "debootstrap" / "debootstrap.log"
+        text = done.stdout + (log.read_text(errors="replace") if log.exists() else "")
+        tail = "\n".join(text.strip().splitlines()[-8:])
         raise SandboxUnavailable(f"debootstrap of {', '.join(packages) or 'minbase'} failed: {tail}")
 
 

@@ -13,15 +13,24 @@ import math
 
 from .compare import Compare
 from .images import Toolchain
-from .literals import LiteralError, LiteralSyntax, read_literal
-from .scan import Dialect, find_calls, find_top, matching, split_top, strip_parens, tokenize
+from .literals import LiteralError, LiteralSyntax, number, read_literal
+from .scan import Dialect, find_calls, find_top, split_top, strip_parens, tokenize
 from .spec import REPORT_FD, LanguageSpec, Program, SourceFile, SplitTest, TestInput
-from .splitting import Assertion, Cut, Unsplittable, in_process, split_calls
+from .splitting import Assertion, Cut, Unsplittable, actual_call, in_process, split_calls, wrapped_call
 from .values import UNDEFINED
 
 DIALECT = Dialect(quotes="'\"`")
+
+
+def read_number(text: str):
+    """A JavaScript number: every one is a double, so an integer past 2**53 is rounded like one."""
+    value = number(text)
+    return float(value) if isinstance(value, int) and abs(value) > 2 ** 53 else value
+
+
 SYNTAX = LiteralSyntax(constants={"true": True, "false": False, "null": None, "undefined": UNDEFINED,
-                                  "NaN": math.nan, "Infinity": math.inf})
+                                  "NaN": math.nan, "Infinity": math.inf},
+                       read_number=read_number, comma_operator=True)
 NODE = Toolchain("node", ("nodejs", "node-typescript"))
 EQUALITY = {"===": "js_strict", "==": "js_loose", "!==": "js_not_strict"}
 NODE_ASSERT = {"deepEqual": "js_deep", "deepStrictEqual": "js_deep_strict", "equal": "js_loose",
@@ -78,34 +87,12 @@ def runtime_ts() -> str:
     return "declare var require: any;\n" + RUNTIME
 
 
-def is_call(tokens, lo: int, hi: int) -> bool:
-    """tokens[lo:hi] is one call `name(...)` (the function under test, never test-side arithmetic)."""
-    return hi - lo >= 3 and tokens[lo].kind == "ident" and tokens[lo + 1].text == "(" \
-        and matching(tokens, lo + 1) == hi - 1
-
-
-def _wrapped(tokens, lo: int, hi: int, name: tuple[str, ...]) -> tuple[int, int] | None:
-    """The inside of `name(...)` when tokens[lo:hi] is exactly that call."""
-    n = len(name)
-    if tuple(t.text for t in tokens[lo:lo + n]) == name and lo + n < hi and tokens[lo + n].text == "(" \
-            and matching(tokens, lo + n) == hi - 1:
-        return lo + n + 1, hi - 1
-    return None
-
-
-def _actual(tokens, rng: tuple[int, int]) -> tuple[int, int]:
-    lo, hi = strip_parens(tokens, *rng)
-    if not is_call(tokens, lo, hi):
-        raise LiteralError("the tested expression is not one call of the function")
-    return lo, hi
-
-
 def _equality(tokens, lo: int, hi: int, op_at: int) -> Cut:
     rule = EQUALITY.get(tokens[op_at].text)
     if rule is None:
         raise LiteralError(f"comparison {tokens[op_at].text} is not split")
     left, right = strip_parens(tokens, lo, op_at), strip_parens(tokens, op_at + 1, hi)
-    inner_l, inner_r = (_wrapped(tokens, *side, ("JSON", ".", "stringify")) for side in (left, right))
+    inner_l, inner_r = (wrapped_call(tokens, *side, ("JSON", ".", "stringify")) for side in (left, right))
     if inner_l and inner_r:
         left, right, rule = inner_l, inner_r, "js_json"
     try:
@@ -114,22 +101,22 @@ def _equality(tokens, lo: int, hi: int, op_at: int) -> Cut:
     except LiteralError:
         expected = read_literal(tokens, *left, SYNTAX)
         actual = right
-    return Cut(_actual(tokens, actual), expected, Compare(rule))
+    return Cut(actual_call(tokens, actual), expected, Compare(rule))
 
 
 def _tolerance(tokens, lo: int, hi: int, op_at: int) -> Cut:
     """`Math.abs(f(x) - e) < tol`, or `Math.abs(f(x)) < tol` (expected 0)."""
-    inner = _wrapped(tokens, *strip_parens(tokens, lo, op_at), ("Math", ".", "abs"))
+    inner = wrapped_call(tokens, *strip_parens(tokens, lo, op_at), ("Math", ".", "abs"))
     if inner is None:
         raise LiteralError("a `<` comparison that is not Math.abs(...) < tolerance")
     tol = read_literal(tokens, op_at + 1, hi, SYNTAX)
     how = Compare("approx", float(tol), inclusive=tokens[op_at].text == "<=")
     for minus in reversed(find_top(tokens, *inner, ("-",))):
         try:
-            return Cut(_actual(tokens, (inner[0], minus)), read_literal(tokens, minus + 1, inner[1], SYNTAX), how)
+            return Cut(actual_call(tokens, (inner[0], minus)), read_literal(tokens, minus + 1, inner[1], SYNTAX), how)
         except LiteralError:
             continue
-    return Cut(_actual(tokens, inner), 0, how)
+    return Cut(actual_call(tokens, inner), 0, how)
 
 
 def cut_condition(tokens, lo: int, hi: int) -> Cut:
@@ -146,8 +133,8 @@ def cut_condition(tokens, lo: int, hi: int) -> Cut:
     if ops or less:
         raise LiteralError("more than one comparison")
     if tokens[lo].text == "!":
-        return Cut(_actual(tokens, (lo + 1, hi)), False, Compare("truthy"))
-    return Cut(_actual(tokens, (lo, hi)), True, Compare("truthy"))
+        return Cut(actual_call(tokens, (lo + 1, hi)), False, Compare("truthy"))
+    return Cut(actual_call(tokens, (lo, hi)), True, Compare("truthy"))
 
 
 def _report(index: int, actual: str) -> str:
@@ -182,7 +169,7 @@ def split_node_assert(src: str) -> SplitTest:
         if method not in NODE_ASSERT or len(args) != 2:
             raise LiteralError(f"assert.{method or '(...)'} with {len(args)} arguments is not split")
         expected = read_literal(tokens, *strip_parens(tokens, *args[1]), SYNTAX)
-        return Cut(_actual(tokens, args[0]), expected, Compare(NODE_ASSERT[method]))
+        return Cut(actual_call(tokens, args[0]), expected, Compare(NODE_ASSERT[method]))
     return split_calls(src, tokens, calls, cut, _report, _finish)
 
 
@@ -194,11 +181,9 @@ def split(test: TestInput) -> SplitTest:
         return in_process(test.test, str(exc))
 
 
-def program_js(prompt: str, completion: str, split_test: SplitTest) -> Program:
-    if split_test.sites:
-        text = prompt + completion + "\n" + runtime_js() + split_test.harness
-    else:
-        text = prompt + completion + "\n" + split_test.harness
+def program_js(test: TestInput, completion: str, split_test: SplitTest) -> Program:
+    runtime = runtime_js() if split_test.sites else ""
+    text = test.prompt + completion + "\n" + runtime + split_test.harness
     return Program((SourceFile("main.js", text),), None, ("node", "main.js"))
 
 
@@ -211,9 +196,9 @@ def original_js(test: TestInput, completion: str) -> Program:
 TSC = ("tsc", "--target", "esnext", "main.ts")
 
 
-def program_ts(prompt: str, completion: str, split_test: SplitTest) -> Program:
+def program_ts(test: TestInput, completion: str, split_test: SplitTest) -> Program:
     runtime = runtime_ts() if split_test.sites else ""
-    text = prompt + completion + "\n" + runtime + split_test.harness
+    text = test.prompt + completion + "\n" + runtime + split_test.harness
     return Program((SourceFile("main.ts", text),), TSC, ("node", "main.js"))
 
 

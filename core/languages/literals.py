@@ -35,6 +35,8 @@ class LiteralSyntax:
     int_division: str = "float"                     # "float" (JavaScript) or "trunc"
     generics: bool = False                          # callee names may carry <...> (C++, Java, Rust, C#)
     casts: dict = field(default_factory=dict)       # (type) value: type name -> f(value)
+    read_number: Callable = None                    # numeric literal text -> value (default: `number`)
+    comma_operator: bool = False                    # `(a, b)` is b (JavaScript), not a tuple
 
 
 def unescape(body: str) -> str:
@@ -146,7 +148,7 @@ class Reader:
     def primary(self):
         tok = self.take()
         if tok.kind == "num":
-            return number(tok.text)
+            return (self.syn.read_number or number)(tok.text)
         if tok.kind == "str":
             return _string(tok.text)
         if tok.kind == "char":
@@ -177,26 +179,35 @@ class Reader:
         if cast is not None:
             return cast(self.unary())
         items = self.sequence(")")
-        if len(items) == 1 and self.toks[self.k - 2].text != ",":
-            return items[0]
+        if not items:
+            raise LiteralError("() is not a value")
+        if self.syn.comma_operator or (len(items) == 1 and self.toks[self.k - 2].text != ","):
+            return items[-1]
         from .values import Tuple
         return Tuple(tuple(items))
 
     def cast_type(self):
-        """`(Type)` before a value: the cast's conversion, or None when this is no cast."""
-        j, name = self.k, []
-        while j < self.hi and self.toks[j].text != ")":
+        """`(Type)` before a value: the cast's conversion, or None when this is no cast. A cast to a
+        container type the language builds (`(std::vector<long>)std::vector<long>({...})`) keeps the value."""
+        j, depth = self.k, 0
+        while j < self.hi and not (self.toks[j].text == ")" and depth == 0):
             tok = self.toks[j]
-            if tok.kind not in ("ident", "punct") or tok.text not in self.syn.casts and tok.kind != "ident" \
-                    and tok.text not in ("::", ".", "<", ">", ",", "[", "]"):
+            if tok.kind not in ("ident", "punct") or (tok.kind == "punct" and tok.text not in ("::", ".", "<", ">", ",", "[", "]", "*", "&")):
                 return None
-            name.append(tok.text)
+            depth += tok.text.count("<") - tok.text.count(">")
             j += 1
-        type_name = "".join(name)
-        if type_name not in self.syn.casts or j + 1 >= self.hi:
+        words = [t.text for t in self.toks[self.k:j]]
+        base = _strip_generics(words)
+        if j + 1 >= self.hi or not base:
+            return None
+        if base in self.syn.casts:
+            convert = self.syn.casts[base]
+        elif base in self.syn.constructors or base.split("::")[-1] in self.syn.constructors:
+            convert = _same
+        else:
             return None
         self.k = j + 1
-        return self.syn.casts[type_name]
+        return convert
 
     def js_object(self):
         from .values import Record
@@ -251,6 +262,22 @@ class Reader:
             depth += text.count("<") - text.count(">")
             if depth <= 0:
                 return
+
+
+def _same(value):
+    return value
+
+
+def _strip_generics(words: list[str]) -> str:
+    out, depth = [], 0
+    for w in words:
+        if w == "<":
+            depth += 1
+        elif w == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(w)
+    return "".join(out)
 
 
 def _string(text: str) -> str:

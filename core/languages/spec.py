@@ -81,7 +81,7 @@ class LanguageSpec:
     """A language: its image, its post-processing and its three pure functions.
 
     split(TestInput) -> SplitTest          the test divided; IN_PROCESS with a reason when it cannot be
-    program(prompt, completion, harness, split) -> Program   the files, compile and run commands
+    program(TestInput, completion, SplitTest) -> Program   the files, compile and run commands
     original(TestInput, completion) -> Program   the dataset's own one-process program (prompt + solution +
                                            test), for the in-process fallback and the agreement check
     runtime() -> str                       the serialiser source the harness includes
@@ -92,10 +92,12 @@ class LanguageSpec:
     toolchain: Toolchain                    # the image: Debian packages
     fence_tags: tuple[str, ...]             # a chat answer's ```tag that names this language
     split: Callable[[TestInput], SplitTest]
-    program: Callable[[str, str, SplitTest], Program]
+    program: Callable[[TestInput, str, SplitTest], Program]
     original: Callable[[TestInput, str], Program]
     runtime: Callable[[], str]
     version_argv: tuple[str, ...] = ()      # prints the toolchain's version inside the image
+    rlimit_as: bool = True                  # RLIMIT_AS bounds its memory (False for the JVM, whose
+                                            # reservations exceed any useful limit)
     default_stop_tokens: tuple[str, ...] = ()
 
 

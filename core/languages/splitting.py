@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .compare import Compare
-from .scan import ScanError, Token, line_of, text_of
+from .scan import ScanError, Token, line_of, matching, strip_parens, text_of
 from .spec import Integrity, Site, SplitTest
 from .literals import LiteralError
 
@@ -46,7 +46,6 @@ def inside_loop(tokens: list[Token], at: int) -> bool:
 
 
 def _body_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
-    from .scan import matching
     word, j = tokens[k].text, k + 1
     if j >= len(tokens):
         return None
@@ -87,6 +86,28 @@ def split_calls(src: str, tokens: list[Token], assertions: list[Assertion],
         sites.append(Site(index, line_of(src, start), " ".join(src[start:stop].split()), c.expected, c.compare))
     pieces.append(src[pos:])
     return SplitTest(Integrity.OUTSIDE, finish("".join(pieces), len(sites)), tuple(sites))
+
+
+def is_call(tokens, lo: int, hi: int) -> bool:
+    """tokens[lo:hi] is one call `name(...)` (the function under test, never test-side arithmetic)."""
+    return hi - lo >= 3 and tokens[lo].kind == "ident" and tokens[lo + 1].text == "(" \
+        and matching(tokens, lo + 1) == hi - 1
+
+
+def wrapped_call(tokens, lo: int, hi: int, name: tuple[str, ...]) -> tuple[int, int] | None:
+    """The inside of `name(...)` when tokens[lo:hi] is exactly that call."""
+    n = len(name)
+    if tuple(t.text for t in tokens[lo:lo + n]) == name and lo + n < hi and tokens[lo + n].text == "(" \
+            and matching(tokens, lo + n) == hi - 1:
+        return lo + n + 1, hi - 1
+    return None
+
+
+def actual_call(tokens, rng: tuple[int, int]) -> tuple[int, int]:
+    lo, hi = strip_parens(tokens, *rng)
+    if not is_call(tokens, lo, hi):
+        raise LiteralError("the tested expression is not one call of the function")
+    return lo, hi
 
 
 def in_process(original_test: str, reason: str) -> SplitTest:

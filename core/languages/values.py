@@ -112,9 +112,10 @@ def _decode_tagged(tag: str, body):
 
 
 def parse_line(line: bytes) -> dict:
-    """One report line → a dict; a line that is not JSON is a WireError."""
+    """One report line → a dict; a line that is not JSON is a WireError. Bytes that are not UTF-8
+    (a C++ string holds any) survive as lone surrogates, so they compare unequal, never crash."""
     try:
-        return json.loads(line)
+        return json.loads(line.decode("utf-8", errors="surrogateescape"))
     except (ValueError, RecursionError) as exc:
         raise WireError(f"report line is not JSON: {line[:80]!r}") from exc
 

@@ -25,6 +25,10 @@ OUTPUT_CAP = 1 << 20
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
+class InfraError(RuntimeError):
+    """The sandbox itself failed (the container died, docker refused): not the candidate's verdict."""
+
+
 @dataclass(frozen=True)
 class Limits:
     compile_wall_s: float = 60.0
@@ -138,6 +142,8 @@ class LanguageSandbox:
                   f"for f in report stdout stderr compile.out; do [ -f $f ] && head -c {OUTPUT_CAP} $f > /tmp/out/$f; "
                   f"done; tar cf - -C /tmp/out . ; rm -rf /tmp/out")
         done = self._exec("0", script, check=False)
+        if done.returncode and (b"Error response from daemon" in done.stderr or b"not running" in done.stderr):
+            raise InfraError(done.stderr.decode(errors="replace")[-300:])
         files = {}
         try:
             with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
@@ -157,5 +163,5 @@ class LanguageSandbox:
 def _docker(*args: str, stdin: bytes | None = None, check: bool = True, timeout: float = 300):
     done = subprocess.run(["docker", *args], input=stdin, capture_output=True, timeout=timeout)
     if check and done.returncode:
-        raise RuntimeError(f"docker {args[0]} failed: {done.stderr.decode(errors='replace')[-500:]}")
+        raise InfraError(f"docker {args[0]} failed: {done.stderr.decode(errors='replace')[-500:]}")
     return done
