@@ -19,8 +19,14 @@ import uuid
 from dataclasses import dataclass
 
 from passgate.core.languages.spec import REPORT_FD, Program
+from passgate.core.sandbox.cgroups import WORN_FRACTION, container_pids_limit, host_tasks, pids_file
 
 CANDIDATE_UID = "10001"
+# every process of the candidate uid, again until none is left (a fork bomb forks while it is
+# killed); init (--init) reaps them, so none stays behind as a zombie
+KILL_ALL = ("for i in $(seq 50); do n=0; for u in $(stat -c '%u:%n' /proc/[0-9]* 2>/dev/null | "
+            f"grep '^{CANDIDATE_UID}:'); do kill -9 ${{u#*:/proc/}} 2>/dev/null; n=1; done; "
+            "[ $n = 0 ] && break; done")
 OUTPUT_CAP = 1 << 20
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -35,7 +41,7 @@ class Limits:
     run_wall_s: float = 10.0
     cpu_s: int = 20
     file_kb: int = 16384            # any one file the program writes, its output included
-    nproc: int = 128
+    nproc: int = 64                 # processes and threads of the candidate uid (the JVM and Go need a few dozen)
     address_space_kb: int | None = None   # RLIMIT_AS where the runtime tolerates one (not the JVM or V8)
 
 
@@ -62,17 +68,33 @@ class LanguageSandbox:
     """A container of one image; `execute(program)` compiles and runs one program in it."""
 
     def __init__(self, image: str, *, runtime: str = "runsc", memory_mb: int = 3072, scratch_mb: int = 512,
-                 pids: int = 1024, limits: Limits = Limits()):
+                 limits: Limits = Limits()):
         self.image, self.runtime, self.limits = image, runtime, limits
-        self.name = f"passgate-lang-{uuid.uuid4().hex[:10]}"
+        self.memory_mb, self.scratch_mb = memory_mb, scratch_mb
+        # under gVisor the host tasks grow with the guest's processes times the sentry's threads
+        # (core/sandbox/cgroups.py): a lower pids limit would take the whole sandbox down
+        self.pids = container_pids_limit({"pids": 1024, "nproc": limits.nproc}, runtime)
         self._count = itertools.count()
-        _docker("run", "-d", "--name", self.name, "--runtime", runtime, "--network", "none", "--read-only",
-                "--tmpfs", f"/tmp:rw,exec,nosuid,nodev,size={scratch_mb}m,mode=1777",
-                "--memory", f"{memory_mb}m", "--memory-swap", f"{memory_mb}m", "--cpus", "1",
-                "--pids-limit", str(pids), "--cap-drop", "ALL", "--cap-add", "KILL", "--cap-add", "SETUID",
+        self._start()
+
+    def _start(self) -> None:
+        self.name = f"passgate-lang-{uuid.uuid4().hex[:10]}"
+        _docker("run", "-d", "--init", "--name", self.name, "--runtime", self.runtime, "--network", "none", "--read-only",
+                "--tmpfs", f"/tmp:rw,exec,nosuid,nodev,size={self.scratch_mb}m,mode=1777",
+                "--memory", f"{self.memory_mb}m", "--memory-swap", f"{self.memory_mb}m", "--cpus", "1",
+                "--pids-limit", str(self.pids), "--cap-drop", "ALL", "--cap-add", "KILL", "--cap-add", "SETUID",
                 "--cap-add", "SETGID", "--security-opt", "no-new-privileges", "--user", "0",
                 "--label", "passgate.role=language-driver", "--env", f"PATH={PATH}", "--env", "LANG=C.UTF-8",
-                image, "sleep", "infinity")
+                self.image, "sleep", "infinity")
+        self.container_id = _docker("inspect", "-f", "{{.Id}}", self.name).stdout.decode().strip()
+
+    def _replace_when_worn(self) -> None:
+        """A container still holding more than a quarter of its host tasks after a program is
+        replaced, so nothing one program left behind counts against the next."""
+        tasks = host_tasks(pids_file(self.container_id))
+        if tasks is not None and tasks > WORN_FRACTION * self.pids:
+            self.close()
+            self._start()
 
     def close(self) -> None:
         _docker("rm", "-f", self.name, check=False)
@@ -98,7 +120,8 @@ class LanguageSandbox:
                                                           self.limits.run_wall_s, report=True)
             files = self._collect(work)
         finally:
-            self._exec("0", f"kill -9 -1 2>/dev/null; rm -rf {work}", check=False)
+            self._exec("0", f"{KILL_ALL}; rm -rf {work}", check=False)
+            self._replace_when_worn()
         text = lambda name: files.get(name, b"").decode("utf-8", errors="replace")  # noqa: E731
         return Execution(compile_status, text("compile.out"), run_status, text("stdout"), text("stderr"),
                          files.get("report", b""), compile_s, run_s, timed_out)
@@ -138,7 +161,7 @@ class LanguageSandbox:
         return done.returncode, elapsed, done.returncode in (137, 124) and elapsed >= wall_s
 
     def _collect(self, work: str) -> dict[str, bytes]:
-        script = (f"kill -9 -1 2>/dev/null; mkdir -p /tmp/out && cd {work} && "
+        script = (f"{KILL_ALL}; mkdir -p /tmp/out && cd {work} && "
                   f"for f in report stdout stderr compile.out; do [ -f $f ] && head -c {OUTPUT_CAP} $f > /tmp/out/$f; "
                   f"done; tar cf - -C /tmp/out . ; rm -rf /tmp/out")
         done = self._exec("0", script, check=False)
