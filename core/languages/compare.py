@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from .jsnumber import js_json_stringify
-from .values import UNDEFINED, Char, Map, Opaque, Opt, Record, Tuple
+from .values import UNDEFINED, Char, Map, Opaque, Opt, Record, SetOf, Tuple
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,8 @@ def typed_eq(a, e) -> bool:
         return _entries_eq(_pairs(a), _pairs(e), typed_eq)
     if isinstance(a, Opt) and isinstance(e, Opt):
         return a.present == e.present and (not a.present or typed_eq(a.value, e.value))
+    if isinstance(a, SetOf) and isinstance(e, SetOf):
+        return _entries_eq(tuple((x, True) for x in a.items), tuple((y, True) for y in e.items), typed_eq)
     if isinstance(a, Opaque) or isinstance(e, Opaque):
         return False
     return type(a) is type(e) and a == e
@@ -166,6 +168,39 @@ def cpp_eq(actual, expected) -> bool:
     return typed_eq(actual, expected)
 
 
+def java_equals(a, e) -> bool:
+    """Java's `equals` on boxed values: an Integer never equals a Double, Double.equals holds for
+    NaN and tells 0.0 from -0.0; collections element by element, sets and maps in any order."""
+    if _is_num(a) and _is_num(e):
+        if isinstance(a, float) != isinstance(e, float):
+            return False
+        if isinstance(a, float):
+            return (math.isnan(a) and math.isnan(e)) or (a == e and math.copysign(1, a) == math.copysign(1, e))
+        return a == e
+    if isinstance(a, list) and isinstance(e, list):
+        return len(a) == len(e) and all(java_equals(x, y) for x, y in zip(a, e))
+    if isinstance(a, Map) and isinstance(e, Map):
+        return _entries_eq(a.entries, e.entries, java_equals)
+    if isinstance(a, SetOf) and isinstance(e, SetOf):
+        return _entries_eq(tuple((x, True) for x in a.items), tuple((y, True) for y in e.items), java_equals)
+    if isinstance(a, SetOf) or isinstance(e, SetOf):
+        return False
+    if isinstance(a, Opt) and isinstance(e, Opt):
+        return a.present == e.present and (not a.present or java_equals(a.value, e.value))
+    return typed_eq(a, e)
+
+
+def _pairs_or_items(x) -> tuple:
+    return x.entries if isinstance(x, Map) else x.items
+
+
+def java_primitive_eq(a, e) -> bool:
+    """Java's `==` where the test compares a returned primitive (or its unboxed value) with a literal."""
+    if isinstance(a, Char) and _is_num(e):
+        return ord(a.ch) == e
+    return typed_eq(a, e)
+
+
 def matches(actual, expected, how: Compare) -> bool:
     """Whether the reported value passes the site's comparison."""
     rule = how.rule
@@ -175,6 +210,13 @@ def matches(actual, expected, how: Compare) -> bool:
         return not typed_eq(actual, expected)
     if rule == "cpp_eq":
         return cpp_eq(actual, expected)
+    if rule == "java_equals":
+        return java_equals(actual, expected)
+    if rule in ("java_is_empty", "java_not_empty"):
+        empty = actual == Opt(False) or actual in ([], "") or (isinstance(actual, (Map, SetOf)) and not _pairs_or_items(actual))
+        return empty == (rule == "java_is_empty") and not isinstance(actual, Opaque)
+    if rule == "java_eq":
+        return java_primitive_eq(actual, expected)
     if rule == "approx":
         return approx_eq(actual, adapt_braces(expected, actual), how.tol, how.inclusive)
     if rule == "truthy":
@@ -194,5 +236,5 @@ def matches(actual, expected, how: Compare) -> bool:
     raise ValueError(f"unknown comparison rule {rule!r}")
 
 
-RULES = ("eq", "ne", "cpp_eq", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict",
+RULES = ("eq", "ne", "cpp_eq", "java_equals", "java_eq", "java_is_empty", "java_not_empty", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict",
          "js_json")

@@ -88,8 +88,11 @@ def split_calls(src: str, tokens: list[Token], assertions: list[Assertion],
     return SplitTest(Integrity.OUTSIDE, finish("".join(pieces), len(sites)), tuple(sites))
 
 
-def is_call(tokens, lo: int, hi: int) -> bool:
-    """tokens[lo:hi] is one call `name(...)` (the function under test, never test-side arithmetic)."""
+def is_call(tokens, lo: int, hi: int, receivers: tuple[str, ...] = ()) -> bool:
+    """tokens[lo:hi] is one call `name(...)`, or `r.name(...)` for a receiver the language allows
+    (Java's `s.`): the function under test, never test-side arithmetic or a library call."""
+    if receivers and hi - lo >= 5 and tokens[lo].text in receivers and tokens[lo + 1].text in (".", "::"):
+        lo += 2
     return hi - lo >= 3 and tokens[lo].kind == "ident" and tokens[lo + 1].text == "(" \
         and matching(tokens, lo + 1) == hi - 1
 
@@ -103,9 +106,9 @@ def wrapped_call(tokens, lo: int, hi: int, name: tuple[str, ...]) -> tuple[int, 
     return None
 
 
-def actual_call(tokens, rng: tuple[int, int]) -> tuple[int, int]:
+def actual_call(tokens, rng: tuple[int, int], receivers: tuple[str, ...] = ()) -> tuple[int, int]:
     lo, hi = strip_parens(tokens, *rng)
-    if not is_call(tokens, lo, hi):
+    if not is_call(tokens, lo, hi, receivers):
         raise LiteralError("the tested expression is not one call of the function")
     return lo, hi
 

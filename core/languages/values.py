@@ -35,6 +35,13 @@ class Map:
 
 
 @dataclass(frozen=True)
+class SetOf:
+    """A set: equal to another with the same members, in any order."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
 class Record:
     """A JavaScript object or a struct: named fields."""
 
@@ -98,6 +105,8 @@ def _decode_tagged(tag: str, body):
         return Tuple(tuple(decode(x) for x in body))
     if tag == "m":
         return Map(tuple((decode(k), decode(v)) for k, v in body))
+    if tag == "set":
+        return SetOf(tuple(decode(x) for x in body))
     if tag == "o":
         return Record(tuple((str(k), decode(v)) for k, v in body))
     if tag == "opt":
