@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .gofmt import go_v
 from .jsnumber import js_json_stringify
 from .values import UNDEFINED, Char, Map, Opaque, Opt, Record, SetOf, Tuple
 
@@ -210,6 +211,8 @@ def matches(actual, expected, how: Compare) -> bool:
         return not typed_eq(actual, expected)
     if rule == "cpp_eq":
         return cpp_eq(actual, expected)
+    if rule == "go_sprint_v":
+        return isinstance(actual, str) and actual == go_v(expected)
     if rule == "java_equals":
         return java_equals(actual, expected)
     if rule in ("java_is_empty", "java_not_empty"):
@@ -236,5 +239,5 @@ def matches(actual, expected, how: Compare) -> bool:
     raise ValueError(f"unknown comparison rule {rule!r}")
 
 
-RULES = ("eq", "ne", "cpp_eq", "java_equals", "java_eq", "java_is_empty", "java_not_empty", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict",
+RULES = ("eq", "ne", "cpp_eq", "go_sprint_v", "java_equals", "java_eq", "java_is_empty", "java_not_empty", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict",
          "js_json")

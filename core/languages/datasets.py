@@ -42,6 +42,8 @@ def load_humaneval_x(path: Path) -> list[HumanEvalXTask]:
     tasks = []
     for rec in _lines(Path(path)):
         extras = {k: rec[k] for k in ("import", "test_setup") if k in rec}
+        if (Path(path).parent / "evaluation").is_dir():
+            extras["evaluation_dir"] = str(Path(path).parent / "evaluation")     # Go: go.mod, vendored testify
         common = dict(task_id=rec["task_id"], prompt=rec["prompt"], declaration=rec.get("declaration", ""),
                       dataset="humaneval-x", extras=extras)
         hidden = TestInput(test=rec["test"], **common)

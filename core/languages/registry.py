@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from .cpp import CPP
+from .golang import GOLANG
 from .java import JAVA
 from .javascript import JAVASCRIPT, TYPESCRIPT
 from .spec import LanguageSpec, Refusal
 
-SPECS: dict[str, LanguageSpec] = {s.name: s for s in (JAVASCRIPT, TYPESCRIPT, CPP, JAVA)}
+SPECS: dict[str, LanguageSpec] = {s.name: s for s in (JAVASCRIPT, TYPESCRIPT, CPP, JAVA, GOLANG)}
 
 REFUSED: dict[str, Refusal] = {r.name: r for r in (
     Refusal("jl", "Julia", "Debian bookworm has no julia package (it left Debian before bookworm), so no "

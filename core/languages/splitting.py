@@ -54,7 +54,9 @@ def _body_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
     if tokens[j].text == "(":
         j = matching(tokens, j) + 1
     elif word != "do":                       # Go and Rust: `for i := 0; i < n; i++ {`, `for x in xs {`
-        while j < len(tokens) and tokens[j].text not in ("{", ";", "}"):
+        depth = 0
+        while j < len(tokens) and not (depth == 0 and tokens[j].text in ("{", "}")):
+            depth += (tokens[j].text in "([") - (tokens[j].text in ")]")
             j += 1
     if j < len(tokens) and tokens[j].text == "{":
         return j, matching(tokens, j)
