@@ -5,11 +5,12 @@ comparison does in its language (JavaScript's `===`, `==`, `assert.deepEqual` an
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 
 from .gofmt import go_v
 from .jsnumber import js_json_stringify
-from .values import UNDEFINED, Char, Map, Opaque, Opt, Record, SetOf, Tuple
+from .values import UNDEFINED, Char, Float32, Map, Opaque, Opt, Record, SetOf, Tuple
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ def typed_eq(a, e) -> bool:
     """A typed language's `==` on values of the declared types: numbers numerically, NaN unequal,
     sequences and structures element by element, maps regardless of entry order."""
     if _is_num(a) and _is_num(e):
+        if isinstance(a, Float32) and not isinstance(e, Float32):
+            return a == _f32(e)
         return a == e
     if isinstance(a, bool) or isinstance(e, bool):
         return isinstance(a, bool) and isinstance(e, bool) and a == e
@@ -49,6 +52,13 @@ def typed_eq(a, e) -> bool:
     if isinstance(a, Opaque) or isinstance(e, Opaque):
         return False
     return type(a) is type(e) and a == e
+
+
+def _f32(x) -> float:
+    try:
+        return struct.unpack("f", struct.pack("f", float(x)))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 def _pairs(x) -> tuple:

@@ -48,7 +48,8 @@ def load_humaneval_x(path: Path) -> list[HumanEvalXTask]:
                       dataset="humaneval-x", extras=extras)
         hidden = TestInput(test=rec["test"], **common)
         example = rec.get("example_test") or ""
-        public = TestInput(test=example, **common) if example.strip() else None
+        # HumanEval-X's Rust file has the text "None" where it has no example test
+        public = TestInput(test=example, **common) if example.strip() not in ("", "None") else None
         tasks.append(HumanEvalXTask(rec["task_id"], hidden, public, rec["canonical_solution"], rec))
     return tasks
 

@@ -29,7 +29,7 @@ IMPORT_HELPER = ("math", "strings", "fmt", "strconv", "time", "bytes", "regexp",
 BLANK_USE = {"fmt": "fmt.Sprint", "testing": "testing.Verbose", "math": "math.Abs", "strings": "strings.Contains",
              "strconv": "strconv.Itoa", "sort": "sort.Ints", "time": "time.Now", "bytes": "bytes.Equal",
              "regexp": "regexp.MustCompile", "math/rand": "rand.Intn", "crypto/md5": "md5.Sum"}
-ENV = (("GOCACHE", "/tmp/gocache"), ("GOFLAGS", "-mod=mod"), ("GOPROXY", "off"), ("GO111MODULE", "on"),
+ENV = (("GOCACHE", "{scratch}/.gocache"), ("GOFLAGS", "-mod=mod"), ("GOPROXY", "off"), ("GO111MODULE", "on"),
        ("CGO_ENABLED", "0"), ("GOTOOLCHAIN", "local"))
 
 

@@ -30,6 +30,7 @@ class Toolchain:
     packages: tuple[str, ...]
     drop: tuple[str, ...] = ()          # paths (relative to the root) whose content varies per build
     env: tuple[str, ...] = ()           # extra image environment, NAME=value
+    prepare: str = ""                   # a shell script run in the new root (offline) before it is packed
 
     @property
     def tag(self) -> str:
@@ -61,6 +62,22 @@ def debootstrap_with(target: Path, mirror: str, packages: tuple[str, ...]) -> No
         raise SandboxUnavailable(f"debootstrap of {', '.join(packages) or 'minbase'} failed: {tail}")
 
 
+def prepare_root(root: Path, toolchain: Toolchain) -> None:
+    """Run the toolchain's preparation script inside the new root, /proc mounted for it only."""
+    if not toolchain.prepare:
+        return
+    (root / "proc").mkdir(exist_ok=True)
+    subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True)
+    try:
+        done = subprocess.run(["chroot", str(root), "/bin/sh", "-ec", toolchain.prepare], capture_output=True,
+                              text=True, errors="replace", env={"PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8"})
+    finally:
+        subprocess.run(["umount", str(root / "proc")], check=False)
+    if done.returncode:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-8:])
+        raise SandboxUnavailable(f"preparing the {toolchain.name} image failed: {tail}")
+
+
 def drop_build_dependent(root: Path, toolchain: Toolchain) -> None:
     """Remove what install scripts write with the time or randomness of the build."""
     for rel in toolchain.drop:
@@ -79,6 +96,7 @@ def build_image(client, toolchain: Toolchain, *, mirror: str | None = None, work
         root = Path(tmp) / "rootfs"
         log(f"debootstrap {SUITE} + {', '.join(toolchain.packages) or 'nothing'} from {mirror} ...")
         debootstrap_with(root, mirror, toolchain.packages)
+        prepare_root(root, toolchain)
         normalise_rootfs(root)
         drop_build_dependent(root, toolchain)
         layer = Path(tmp) / "layer.tar"

@@ -241,7 +241,10 @@ class Reader:
         """A dotted or `::` path with its generic arguments dropped: `new ArrayList<String>` → `new ArrayList`."""
         parts = [first]
         while True:
-            if self.peek() in (".", "::") and self.k + 1 < self.hi and self.toks[self.k + 1].kind == "ident":
+            if self.peek() == "::" and self.peek(1) == "<" and self.syn.generics:    # Rust's turbofish
+                self.take("::")
+                self.skip_angles()
+            elif self.peek() in (".", "::") and self.k + 1 < self.hi and self.toks[self.k + 1].kind == "ident":
                 parts.append(self.take().text)
                 parts.append(self.take().text)
             elif first == "new" and len(parts) == 1 and self.toks[self.k].kind == "ident":

@@ -152,8 +152,9 @@ def find_top(tokens: list[Token], lo: int, hi: int, ops: tuple[str, ...]) -> lis
 
 
 def strip_parens(tokens: list[Token], lo: int, hi: int) -> tuple[int, int]:
-    """The range without brackets that wrap all of it: `((x))` becomes `x`."""
-    while hi - lo >= 2 and tokens[lo].text == "(" and matching(tokens, lo) == hi - 1:
+    """The range without the grouping brackets that wrap all of it: `((x))` becomes `x`."""
+    while hi - lo >= 2 and tokens[lo].text == "(" and matching(tokens, lo) == hi - 1 \
+            and not find_top(tokens, lo + 1, hi - 1, (",",)):          # `(a, b)` is a tuple, not grouping
         lo, hi = lo + 1, hi - 1
     return lo, hi
 

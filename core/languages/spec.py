@@ -59,7 +59,8 @@ class Program:
     files: tuple[SourceFile, ...]
     compile_argv: tuple[str, ...] | None    # None: nothing to compile
     run_argv: tuple[str, ...]
-    env: tuple[tuple[str, str], ...] = ()   # beside a fixed PATH, HOME and TMPDIR (the scratch directory)
+    env: tuple[tuple[str, str], ...] = ()   # beside a fixed PATH, HOME (the scratch directory) and TMPDIR;
+                                            # "{scratch}" in a value stands for the scratch directory
     archives: tuple[tuple[str, str], ...] = ()   # (name of a support archive, directory to unpack it in)
 
 

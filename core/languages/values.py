@@ -63,6 +63,10 @@ class Opaque:
     what: str
 
 
+class Float32(float):
+    """A Rust f32: compared with a literal at f32 precision, as the literal takes its type."""
+
+
 class _Undefined:
     __slots__ = ()
 
@@ -99,6 +103,8 @@ def _decode_tagged(tag: str, body):
                 raise WireError(f"not a float: {body[:40]}")
             return _SPECIAL_FLOATS[body]
         return float(body)
+    if tag == "f4":
+        return Float32(_decode_tagged("f", body))
     if tag == "c":
         return Char(str(body))
     if tag == "t":

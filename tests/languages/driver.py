@@ -146,14 +146,14 @@ class LanguageSandbox:
     def _step(self, work: str, program: Program, argv: tuple[str, ...], step: str, wall_s: float,
               *, report: bool) -> tuple[int, float, bool]:
         lim = self.limits
-        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in
-                       (("HOME", work), ("TMPDIR", work), *program.env))
+        env = " ".join(f"{k}={shlex.quote(v.replace('{scratch}', work))}" for k, v in
+                       (("HOME", work), ("TMPDIR", f"{work}/.tmp"), *program.env))
         rlimits = f"ulimit -t {lim.cpu_s} -f {lim.file_kb} -u {lim.nproc} -c 0"
         if lim.address_space_kb:
             rlimits += f" -v {lim.address_space_kb}"
         outputs = "> stdout 2> stderr" if step == "run" else "> compile.out 2>&1"
         channel = f"exec {REPORT_FD}> report; " if report else ""
-        script = (f"cd {work} && {rlimits} && {channel}exec env -i PATH={PATH} LANG=C.UTF-8 {env} "
+        script = (f"cd {work} && mkdir -p .tmp && {rlimits} && {channel}exec env -i PATH={PATH} LANG=C.UTF-8 {env} "
                   f"timeout -s KILL {wall_s:g} {shlex.join(argv)} {outputs} < /dev/null")
         started = time.perf_counter()
         done = self._exec(CANDIDATE_UID, script, check=False, timeout=wall_s + 60)

@@ -39,7 +39,9 @@ def run_on_host(program: Program, *, support: dict[str, bytes] | None = None, co
         for name, where in program.archives:
             with tarfile.open(fileobj=io.BytesIO(Path(tmp, name).read_bytes())) as tar:
                 tar.extractall(Path(tmp, where))
-        env = {"PATH": os.environ["PATH"], "HOME": tmp, "TMPDIR": tmp, "LANG": "C.UTF-8", **dict(program.env)}
+        Path(tmp, ".tmp").mkdir()
+        env = {"PATH": os.environ["PATH"], "HOME": tmp, "TMPDIR": f"{tmp}/.tmp", "LANG": "C.UTF-8",
+               **{k: v.replace("{scratch}", tmp) for k, v in program.env}}
         compile_status, compile_out, compile_s = None, "", 0.0
         if program.compile_argv:
             compile_status, compile_out, _, compile_s, _ = _run(program.compile_argv, tmp, env, compile_timeout)
