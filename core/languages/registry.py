@@ -12,9 +12,10 @@ from .golang import GOLANG
 from .java import JAVA
 from .javascript import JAVASCRIPT, TYPESCRIPT
 from .rust import RUST_SPEC
+from .shell import SHELL
 from .spec import LanguageSpec, Refusal
 
-SPECS: dict[str, LanguageSpec] = {s.name: s for s in (JAVASCRIPT, TYPESCRIPT, CPP, JAVA, GOLANG, RUST_SPEC)}
+SPECS: dict[str, LanguageSpec] = {s.name: s for s in (JAVASCRIPT, TYPESCRIPT, CPP, JAVA, GOLANG, RUST_SPEC, SHELL)}
 
 REFUSED: dict[str, Refusal] = {r.name: r for r in (
     Refusal("jl", "Julia", "Debian bookworm has no julia package (it left Debian before bookworm), so no "
