@@ -22,10 +22,10 @@ RUNTIME = r"""
 __pg_json() {
     local s=$1
     s=${s//\\/\\\\}; s=${s//\"/\\\"}; s=${s//$'\n'/\\n}; s=${s//$'\t'/\\t}; s=${s//$'\r'/\\r}
-    printf '"%s"' "$s"
+    builtin printf '"%s"' "$s"
 }
-__pg_report() { printf '{"s":%s,"v":%s}\n' "$1" "$(__pg_json "$2")" >&FD; }
-__pg_end() { printf '{"end":%s}\n' "$1" >&FD; }
+__pg_report() { builtin printf '{"s":%s,"v":%s}\n' "$1" "$(__pg_json "$2")" >&FD; }
+__pg_end() { builtin printf '{"end":%s}\n' "$1" >&FD; }
 """.replace("FD", str(REPORT_FD))
 
 

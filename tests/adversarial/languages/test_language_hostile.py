@@ -11,11 +11,12 @@ from passgate.core.languages.registry import spec_for
 from passgate.core.languages.spec import Integrity
 from passgate.core.languages.verdict import grade
 from tests.languages.driver import LanguageSandbox, Limits
-from tests.languages.measure import humaneval_x, limits_for
+from passgate.core.languages.datasets import load_multipl_e
+from tests.languages.measure import DATASETS, HUMANEVAL_X_FILE, humaneval_x, limits_for
 
 pytestmark = pytest.mark.docker
 
-CORPORA = {"js": "javascript", "cpp": "cpp"}
+CORPORA = {"js": "javascript", "cpp": "cpp", "java": "java", "go": "golang", "rs": "rust", "sh": "shell"}
 
 
 def _cases():
@@ -35,7 +36,14 @@ def sandboxes():
 
 @pytest.fixture(scope="module")
 def tasks():
-    return {lang: {t.task_id: t for t in humaneval_x(lang)} for lang in CORPORA}
+    """Each language's tasks by id: HumanEval-X's hidden tests, or MultiPL-E's where it has none (Bash)."""
+    found = {}
+    for lang in CORPORA:
+        if lang in HUMANEVAL_X_FILE:
+            found[lang] = {t.task_id: t.hidden for t in humaneval_x(lang)}
+        else:
+            found[lang] = {t.task_id: t.tests for t in load_multipl_e(DATASETS / "multipl-e" / f"humaneval-{lang}.jsonl")}
+    return found
 
 
 @pytest.mark.parametrize("lang, case", list(_cases()))
@@ -46,10 +54,10 @@ def test_hostile_candidate_fails_and_is_not_an_infra_error(lang, case, sandboxes
         sandboxes[lang] = LanguageSandbox(spec.toolchain.tag, limits=Limits(
             compile_wall_s=20, run_wall_s=5, cpu_s=10, file_kb=base.file_kb, nproc=base.nproc,
             address_space_kb=base.address_space_kb))
-    task = tasks[lang][case.task_id]
-    split = spec.split(task.hidden)
+    test = tasks[lang][case.task_id]
+    split = spec.split(test)
     assert split.integrity is Integrity.OUTSIDE, split.reason
-    ex = sandboxes[lang].execute(spec.program(task.hidden, case.completion, split))   # InfraError fails the test
+    ex = sandboxes[lang].execute(spec.program(test, case.completion, split))   # InfraError fails the test
     if ex.compile_status not in (None, 0):
         return                                                                          # a compile error fails
     verdict = grade(split, ex.report, exit_status=None if ex.timed_out else ex.run_status)
