@@ -30,6 +30,8 @@ class Toolchain:
     packages: tuple[str, ...]
     drop: tuple[str, ...] = ()          # paths (relative to the root) whose content varies per build
     env: tuple[str, ...] = ()           # extra image environment, NAME=value
+    apt_packages: tuple[str, ...] = ()  # installed by apt inside the new root: packages whose dependencies
+                                        # debootstrap cannot resolve (virtual packages)
     prepare: str = ""                   # a shell script run in the new root (offline) before it is packed
 
     @property
@@ -44,7 +46,8 @@ def image_config(toolchain: Toolchain, layer_sha: str) -> bytes:
         "rootfs": {"type": "layers", "diff_ids": [f"sha256:{layer_sha}"]},
         "history": [{"created": "1970-01-01T00:00:00Z",
                      "created_by": f"passgate language image {toolchain.name}: "
-                                   f"debootstrap minbase + {' '.join(toolchain.packages) or '(nothing)'}"}],
+                                   f"debootstrap minbase + {' '.join(toolchain.packages) or '(nothing)'}"
+                                   + (f", apt {' '.join(toolchain.apt_packages)}" if toolchain.apt_packages else "")}],
     }
     return json.dumps(config, sort_keys=True, separators=(",", ":")).encode()
 
@@ -63,13 +66,19 @@ def debootstrap_with(target: Path, mirror: str, packages: tuple[str, ...]) -> No
 
 
 def prepare_root(root: Path, toolchain: Toolchain) -> None:
-    """Run the toolchain's preparation script inside the new root, /proc mounted for it only."""
-    if not toolchain.prepare:
+    """Install the apt packages and run the preparation script inside the new root, /proc mounted
+    for them only; the package lists apt fetched are dropped with the rest of var/lib/apt/lists."""
+    script = ""
+    if toolchain.apt_packages:
+        script += ("apt-get update -qq\nDEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "
+                   + " ".join(toolchain.apt_packages) + " >/dev/null\napt-get clean\n")
+    script += toolchain.prepare
+    if not script:
         return
     (root / "proc").mkdir(exist_ok=True)
     subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True)
     try:
-        done = subprocess.run(["chroot", str(root), "/bin/sh", "-ec", toolchain.prepare], capture_output=True,
+        done = subprocess.run(["chroot", str(root), "/bin/sh", "-ec", script], capture_output=True,
                               text=True, errors="replace", env={"PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8"})
     finally:
         subprocess.run(["umount", str(root / "proc")], check=False)

@@ -111,45 +111,72 @@ def limits_for(lang: str) -> Limits:
 
 
 def cmd_agree(lang: str, limit: int | None) -> None:
-    """Canonical solutions and every wrong variant: passgate in the sandbox vs the dataset's own
-    program natively; the benchmark's times come from the canonical rows of the same invocation."""
+    """One invocation: the self-check (canonical solutions, hidden and public tests), the agreement
+    of every verdict (canonical and wrong variants, hidden tests) with the dataset's own program run
+    natively, and the benchmark (the canonical hidden rows: sandbox vs native, same programs)."""
     spec = spec_for(lang)
     variants = {"canonical": lambda task_id, c: c, **BY_LANGUAGE.get(lang, {})}
     table = collections.defaultdict(collections.Counter)
-    differences, times = [], {"sandbox": [], "native": []}
+    selfcheck, self_failures = collections.Counter(), []
+    differences, times = [], {"sandbox": [], "native": [], "compile": [], "run": []}
     started = time.perf_counter()
+    tasks = humaneval_x(lang)[:limit]
     with LanguageSandbox(spec.toolchain.tag, limits=limits_for(lang)) as box, \
             LanguageSandbox(spec.toolchain.tag, runtime="runc", limits=limits_for(lang)) as plain:
-        for task in humaneval_x(lang)[:limit]:
+        for n, task in enumerate(tasks):
+            print(f"{lang} {n + 1}/{len(tasks)} {task.task_id}", file=sys.stderr, flush=True)
             for vname, variant in variants.items():
                 completion = variant(task.task_id, task.canonical_solution)
                 if completion is None:
                     continue
-                t0 = time.perf_counter()
-                split, ex, ours = sandbox_verdict(box, spec, task.hidden, completion)
-                t1 = time.perf_counter()
-                original = spec.original(task.hidden, completion)
-                support = support_files(spec, task.hidden)
-                nx = run_on_host(original, support=support) if host_can_run(original) \
-                    else plain.execute(original, support=support)
-                t2 = time.perf_counter()
-                theirs = dataset_verdict("humaneval-x", lang, nx)
-                if vname == "canonical":
-                    times["sandbox"].append(t1 - t0)
-                    times["native"].append(t2 - t1)
-                agree = (ours == "passed") == theirs
-                table[vname]["agree" if agree else "differ"] += 1
-                table[vname][f"{'P' if ours == 'passed' else 'F'}{'P' if theirs else 'F'}"] += 1
-                if not agree:
-                    differences.append((task.task_id, vname, split.integrity.value, ours, _tail(nx)))
+                for suite, test in (suites(task) if vname == "canonical" else [("hidden", task.hidden)]):
+                    t0 = time.perf_counter()
+                    split, ex, ours = sandbox_verdict(box, spec, test, completion)
+                    t1 = time.perf_counter()
+                    if vname == "canonical":
+                        selfcheck[suite, split.integrity.value, ours == "passed"] += 1
+                        if ours != "passed":
+                            self_failures.append((task.task_id, suite, split.integrity.value, ours))
+                    if suite != "hidden":
+                        continue
+                    original = spec.original(test, completion)
+                    support = support_files(spec, test)
+                    nx = run_on_host(original, support=support) if host_can_run(original) \
+                        else plain.execute(original, support=support)
+                    t2 = time.perf_counter()
+                    theirs = dataset_verdict("humaneval-x", lang, nx)
+                    if vname == "canonical":
+                        times["sandbox"].append(t1 - t0)
+                        times["native"].append(t2 - t1)
+                        times["compile"].append(ex.compile_s)
+                        times["run"].append(ex.run_s)
+                    agree = (ours == "passed") == theirs
+                    table[vname]["agree" if agree else "differ"] += 1
+                    table[vname][f"{'P' if ours == 'passed' else 'F'}{'P' if theirs else 'F'}"] += 1
+                    if not agree:
+                        differences.append((task.task_id, vname, split.integrity.value, ours, _tail(nx)))
+    _print_selfcheck(spec, selfcheck, self_failures)
+    print()
     _print_agreement(spec, table, differences)
-    native_where = "host" if host_can_run(spec.original(humaneval_x(lang)[0].hidden, "")) else "image under runc"
+    native_where = "host" if host_can_run(spec.original(tasks[0].hidden, "")) else "image under runc"
     print(f"\nBenchmark ({spec.title}, canonical solutions, hidden tests, {len(times['sandbox'])} programs, "
           f"one invocation, {time.perf_counter() - started:.0f} s in all): passgate in gVisor "
-          f"{sum(times['sandbox']):.1f} s (median {statistics.median(times['sandbox']):.2f} s/program); "
+          f"{sum(times['sandbox']):.1f} s (median {statistics.median(times['sandbox']):.2f} s/program; in the "
+          f"sandbox compile {sum(times['compile']):.1f} s, run {sum(times['run']):.1f} s); "
           f"native ({native_where}) {sum(times['native']):.1f} s "
           f"(median {statistics.median(times['native']):.2f} s/program); "
           f"ratio {sum(times['sandbox']) / max(sum(times['native']), 1e-9):.1f}x")
+
+
+def _print_selfcheck(spec, counts, failures) -> None:
+    print(f"| {spec.title} self-check | integrity | passed | failed |\n|---|---|---|---|")
+    for suite in ("hidden", "public"):
+        for integ in ("outside", "in_process"):
+            p, f = counts[suite, integ, True], counts[suite, integ, False]
+            if p or f:
+                print(f"| {suite} | {integ} | {p} | {f} |")
+    for f in failures:
+        print(f"- {f[0]} {f[1]} ({f[2]}): {f[3][:300]}")
 
 
 def _tail(ex) -> str:
