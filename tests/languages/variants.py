@@ -45,3 +45,57 @@ JS = {
 }
 
 BY_LANGUAGE = {"js": JS}
+
+CPP = {
+    "exit0_first": _prefix("    exit(0);\n"),
+    "fake_pass_then_exit0": _prefix("    printf(\"All tests passed\\n\"); exit(0);\n"),
+    "aborts": _prefix("    abort();\n"),
+    "default_value": _prefix("    return {};\n"),
+    "correct_but_prints": _prefix("    printf(\"debug: called\\n\");\n"),
+    "off_by_one": _edit({
+        "CPP/13": ("if (a==0) return b;", "if (a==0) return b+1;"),
+        "CPP/55": ("f[1]=1;", "f[1]=2;"),
+        "CPP/60": ("n*(n+1)/2", "n*(n-1)/2"),
+        "CPP/35": ("if (max<l[i])", "if (max>l[i])"),
+        "CPP/0": ("<threshold", "<=threshold"),
+    }),
+}
+
+JAVA = {
+    "exit0_first": _prefix("        System.exit(0);\n"),
+    "fake_pass_then_exit0": _prefix("        System.out.println(\"OK (1 test)\"); System.exit(0);\n"),
+    "throws": _prefix("        if (true) throw new RuntimeException(\"not implemented\");\n"),
+    "correct_but_prints": _prefix("        System.out.println(\"debug: called\");\n"),
+    "off_by_one": _edit({
+        "Java/55": ("return 1;", "return 2;"),
+        "Java/60": ("i <= n", "i < n"),
+        "Java/35": ("return Collections.max(l);", "return Collections.min(l);"),
+        "Java/13": ("return a + b;", "return a + b + 1;"),
+    }),
+}
+
+GO = {
+    "panics_first": _prefix("    panic(\"not implemented\")\n"),
+    "correct_but_prints": _prefix("    fmt.Println(\"debug: called\")\n"),
+    "off_by_one": _edit({
+        "Go/55": ("return n\n", "return n + 1\n"),
+        "Go/60": ("return n + SumToN(n - 1)", "return n + SumToN(n - 2)"),
+        "Go/35": ("if x > max", "if x < max"),
+        "Go/13": ("i < b", "i < b - 1"),
+    }),
+}
+
+RUST = {
+    "exit0_first": _prefix("    std::process::exit(0);\n"),
+    "fake_pass_then_exit0": _prefix("    println!(\"test result: ok. 1 passed\"); std::process::exit(0);\n"),
+    "panics_first": _prefix("    panic!(\"not implemented\");\n"),
+    "correct_but_prints": _prefix("    println!(\"debug: called\");\n"),
+    "off_by_one": _edit({
+        "Rust/55": ("return 1;", "return 2;"),
+        "Rust/60": ("n*(n+1)/2", "n*(n-1)/2"),
+        "Rust/35": (".max()", ".min()"),
+        "Rust/13": ("return a;", "return a + 1;"),
+    }),
+}
+
+BY_LANGUAGE.update({"cpp": CPP, "java": JAVA, "go": GO, "rs": RUST})
