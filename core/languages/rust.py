@@ -35,7 +35,8 @@ for c in {' '.join(CRATES)}; do cp $(ls target/release/deps/lib$c-*.rlib | head 
 cd / && rm -rf {DEPS}/build
 """
 RUST = Toolchain("rust", ("rustc", "libc6-dev", "cargo"),
-                 apt_packages=("librust-rand-dev", "librust-regex-dev", "librust-md5-dev"), prepare=PREPARE)
+                 apt_packages=("librust-rand-dev", "librust-regex-dev", "librust-regex+default-dev", "librust-md5-dev"),
+                 prepare=PREPARE)
 CRATE_FLAGS = ("-L", f"dependency={DEPS}/deps",
                *(a for c in CRATES for a in ("--extern", f"{c}={DEPS}/extern/lib{c}.rlib")))
 

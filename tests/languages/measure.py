@@ -25,7 +25,7 @@ from passgate.core.languages.verdict import grade
 
 from .driver import LanguageSandbox, Limits
 from .native import dataset_verdict, host_can_run, run_on_host
-from .variants import BY_LANGUAGE
+from .variants import BY_LANGUAGE, GENERIC
 
 DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 HUMANEVAL_X_FILE = {"js": "js/humaneval_js", "cpp": "cpp/humaneval_cpp", "java": "java/humaneval_java",
@@ -110,7 +110,7 @@ def limits_for(lang: str) -> Limits:
     return Limits(address_space_kb=2_621_440 if spec_for(lang).rlimit_as else None)
 
 
-def cmd_agree(lang: str, limit: int | None) -> None:
+def cmd_agree(lang: str, limit: int | None, every: int = 1) -> None:
     """One invocation: the self-check (canonical solutions, hidden and public tests), the agreement
     of every verdict (canonical and wrong variants, hidden tests) with the dataset's own program run
     natively, and the benchmark (the canonical hidden rows: sandbox vs native, same programs)."""
@@ -127,7 +127,7 @@ def cmd_agree(lang: str, limit: int | None) -> None:
             print(f"{lang} {n + 1}/{len(tasks)} {task.task_id}", file=sys.stderr, flush=True)
             for vname, variant in variants.items():
                 completion = variant(task.task_id, task.canonical_solution)
-                if completion is None:
+                if completion is None or (vname in GENERIC and n % every):
                     continue
                 for suite, test in (suites(task) if vname == "canonical" else [("hidden", task.hidden)]):
                     t0 = time.perf_counter()
@@ -199,13 +199,14 @@ def main(argv=None) -> None:
     parser.add_argument("command", choices=("split", "selfcheck", "agree", "multiple"))
     parser.add_argument("lang")
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--every", type=int, default=1, help="generic wrong variants on every N-th task only")
     args = parser.parse_args(argv)
     if args.command == "split":
         cmd_split(args.lang)
     elif args.command == "selfcheck":
         cmd_selfcheck(args.lang, args.limit)
     elif args.command == "agree":
-        cmd_agree(args.lang, args.limit)
+        cmd_agree(args.lang, args.limit, args.every)
     else:
         from .multiple import cmd_multiple
         cmd_multiple(args.lang, args.limit)

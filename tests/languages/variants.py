@@ -99,3 +99,5 @@ RUST = {
 }
 
 BY_LANGUAGE.update({"cpp": CPP, "java": JAVA, "go": GO, "rs": RUST})
+# variants that apply to every task (the rest are hand edits of chosen tasks)
+GENERIC = {name for variants in BY_LANGUAGE.values() for name in variants if name != "off_by_one"}
