@@ -40,7 +40,7 @@ class Limits:
     compile_wall_s: float = 60.0
     run_wall_s: float = 10.0
     cpu_s: int = 20
-    file_kb: int = 16384            # any one file the program writes, its output included
+    file_kb: int = 131072           # any one file the program writes (a Rust test binary, its output)
     nproc: int = 64                 # processes and threads of the candidate uid (the JVM and Go need a few dozen)
     address_space_kb: int | None = None   # RLIMIT_AS where the runtime tolerates one (not the JVM or V8)
 
