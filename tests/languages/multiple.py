@@ -27,11 +27,11 @@ def js_reference(task, hx_by_index) -> str | None:
     index = int(task.task_id.split("_")[1])
     hx = hx_by_index.get(index)
     header = re.search(r"function\s+\w+\s*\(([^)]*)\)[^{]*\{\s*$", task.tests.prompt)
-    camel = re.search(r"const\s+(\w+)\s*=", hx.declaration) if hx else None
+    camel = re.search(r"const\s+(\w+)\s*=", hx.hidden.declaration) if hx else None
     if not (header and camel):
         return None
     params = ", ".join(p.split(":")[0].strip() for p in header.group(1).split(",") if p.strip())
-    return f"  return {camel.group(1)}({params});\n}}\n{hx.declaration}{hx.canonical_solution}"
+    return f"  return {camel.group(1)}({params});\n}}\n{hx.hidden.declaration}{hx.canonical_solution}"
 
 
 def references(lang: str, tasks) -> dict[str, str]:
