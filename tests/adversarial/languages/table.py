@@ -10,15 +10,14 @@ import sys
 
 from passgate.core.languages.registry import spec_for
 from passgate.core.languages.verdict import grade
-from tests.adversarial.languages.test_language_hostile import CORPORA
+from tests.adversarial.languages.test_language_hostile import CORPORA, hostile_tests
 from tests.languages.driver import InfraError, LanguageSandbox, Limits
 from tests.languages.measure import limits_for
 
 
 def main(lang: str) -> None:
-    from tests.adversarial.languages.test_language_hostile import tasks as tasks_fixture
     spec = spec_for(lang)
-    tests = tasks_fixture.__wrapped__()[lang]
+    tests = hostile_tests()[lang]
     corpus = importlib.import_module(f"tests.adversarial.languages.{CORPORA[lang]}")
     base = limits_for(lang)
     limits = Limits(compile_wall_s=20, run_wall_s=5, cpu_s=10, file_kb=base.file_kb, nproc=base.nproc,

@@ -34,9 +34,8 @@ def sandboxes():
         box.close()
 
 
-@pytest.fixture(scope="module")
-def tasks():
-    """Each language's tasks by id: HumanEval-X's hidden tests, or MultiPL-E's where it has none (Bash)."""
+def hostile_tests() -> dict:
+    """Each language's tests by task id: HumanEval-X's hidden tests, or MultiPL-E's where it has none (Bash)."""
     found = {}
     for lang in CORPORA:
         if lang in HUMANEVAL_X_FILE:
@@ -44,6 +43,11 @@ def tasks():
         else:
             found[lang] = {t.task_id: t.tests for t in load_multipl_e(DATASETS / "multipl-e" / f"humaneval-{lang}.jsonl")}
     return found
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return hostile_tests()
 
 
 @pytest.mark.parametrize("lang, case", list(_cases()))
