@@ -17,9 +17,23 @@ from .driver import LanguageSandbox
 from .measure import DATASETS, humaneval_x, limits_for, sandbox_verdict, support_files
 from .native import dataset_verdict, host_can_run, run_on_host
 
-STUBS = {"js": "  return undefined;\n}\n", "ts": "  return undefined as any;\n}\n", "sh": "  echo\n}\n",
-         "cpp": "  exit(1);\n}\n", "java": "  throw new RuntimeException(\"stub\");\n    }\n",
-         "go": "  panic(\"stub\")\n}\n", "rs": "    unimplemented!()\n}\n"}
+# a completion that must fail; where the tests open with the function's closing brace (C++, Java,
+# Rust, Bash), the completion leaves it to them
+STUBS = {"js": "  return undefined;\n}\n", "ts": "  return undefined as any;\n}\n", "sh": "  echo\n",
+         "cpp": "  exit(1);\n", "java": "        throw new RuntimeException(\"stub\");\n",
+         "go": "  panic(\"stub\")\n}\n", "rs": "    unimplemented!()\n"}
+
+# Bash references written by hand (no dataset gives any)
+SH_REFERENCES = {
+    "HumanEval_23_strlen": "    echo ${#1}\n",
+    "HumanEval_53_add": "    echo $(( $1 + $2 ))\n",
+    "HumanEval_60_sum_to_n": "    echo $(( $1 * ($1 + 1) / 2 ))\n",
+    "HumanEval_55_fib": "    local a=0 b=1 i\n    for (( i = 0; i < $1; i++ )); do local t=$b; b=$(( a + b )); a=$t; done\n"
+                        "    echo $a\n",
+    "HumanEval_13_greatest_common_divisor": "    local a=$1 b=$2\n    while (( b != 0 )); do local t=$b; b=$(( a % b ));"
+                                            " a=$t; done\n    echo $a\n",
+    "HumanEval_27_flip_case": "    echo \"$1\" | tr 'a-zA-Z' 'A-Za-z'\n",
+}
 
 
 def js_reference(task, hx_by_index) -> str | None:
@@ -35,6 +49,8 @@ def js_reference(task, hx_by_index) -> str | None:
 
 
 def references(lang: str, tasks) -> dict[str, str]:
+    if lang == "sh":
+        return SH_REFERENCES
     if lang not in ("js", "ts"):
         return {}
     hx_by_index = {int(t.task_id.split("/")[1]): t for t in humaneval_x("js")}
