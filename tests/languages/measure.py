@@ -107,7 +107,9 @@ def cmd_selfcheck(lang: str, limit: int | None) -> None:
 
 def limits_for(lang: str) -> Limits:
     """The driver's limits; an address-space limit only where the runtime lives with one."""
-    return Limits(address_space_kb=2_621_440 if spec_for(lang).rlimit_as else None)
+    # `go test` compiles the test binary (and testify) in its run step
+    return Limits(address_space_kb=2_621_440 if spec_for(lang).rlimit_as else None,
+                  run_wall_s=60.0 if lang == "go" else 10.0)
 
 
 def cmd_agree(lang: str, limit: int | None, every: int = 1) -> None:
