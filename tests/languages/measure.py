@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import signal
 import statistics
 import sys
 import time
@@ -112,6 +113,15 @@ def limits_for(lang: str) -> Limits:
                   run_wall_s=60.0 if lang == "go" else 10.0)
 
 
+_stopping = False
+
+
+def _stop(*_args) -> None:
+    """SIGUSR1: finish the task in hand, then print what was measured so far."""
+    global _stopping
+    _stopping = True
+
+
 def cmd_agree(lang: str, limit: int | None, every: int = 1) -> None:
     """One invocation: the self-check (canonical solutions, hidden and public tests), the agreement
     of every verdict (canonical and wrong variants, hidden tests) with the dataset's own program run
@@ -126,6 +136,10 @@ def cmd_agree(lang: str, limit: int | None, every: int = 1) -> None:
     with LanguageSandbox(spec.toolchain.tag, limits=limits_for(lang)) as box, \
             LanguageSandbox(spec.toolchain.tag, runtime="runc", limits=limits_for(lang)) as plain:
         for n, task in enumerate(tasks):
+            if _stopping:
+                print(f"stopped after {n} tasks", file=sys.stderr)
+                tasks = tasks[:max(n, 1)]
+                break
             print(f"{lang} {n + 1}/{len(tasks)} {task.task_id}", file=sys.stderr, flush=True)
             for vname, variant in variants.items():
                 completion = variant(task.task_id, task.canonical_solution)
@@ -203,6 +217,7 @@ def main(argv=None) -> None:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--every", type=int, default=1, help="generic wrong variants on every N-th task only")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGUSR1, _stop)
     if args.command == "split":
         cmd_split(args.lang)
     elif args.command == "selfcheck":
