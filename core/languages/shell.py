@@ -50,7 +50,11 @@ def split(test: TestInput) -> SplitTest:
         line = src.count("\n", 0, m.start()) + 1
         sites.append(Site(index, line, m.group(0).strip(), bash_word(m.group("expected")), Compare("eq")))
     pieces.append(src[pos:])
-    harness = RUNTIME + "".join(pieces) + f"\n__pg_end {len(sites)}\n"
+    text = "".join(pieces)
+    # the tests open by closing the candidate's function: the runtime goes after that brace, at top level
+    close = re.match(r"\s*\}[ \t]*\n", text)
+    at = close.end() if close else 0
+    harness = text[:at] + RUNTIME + text[at:] + f"\n__pg_end {len(sites)}\n"
     return SplitTest(Integrity.OUTSIDE, harness, tuple(sites))
 
 
