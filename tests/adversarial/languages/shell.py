@@ -9,7 +9,7 @@ from .corpus import HostileCase
 TASK = "HumanEval_0_has_close_elements"
 
 def top_level(code: str) -> str:
-    return "    echo false\n}\n" + code + "\nspare() {\n"
+    return "    echo false\n}\n" + code + "\nspare() {\n    :\n"
 
 
 CASES = (
