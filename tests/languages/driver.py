@@ -68,8 +68,9 @@ class LanguageSandbox:
     """A container of one image; `execute(program)` compiles and runs one program in it."""
 
     def __init__(self, image: str, *, runtime: str = "runsc", memory_mb: int = 3072, scratch_mb: int = 512,
-                 limits: Limits = Limits()):
+                 limits: Limits = Limits(), shared_cache: bool = False):
         self.image, self.runtime, self.limits = image, runtime, limits
+        self.shared_cache = shared_cache     # a /cache tmpfs kept across programs (the native side's build cache)
         self.memory_mb, self.scratch_mb = memory_mb, scratch_mb
         # under gVisor the host tasks grow with the guest's processes times the sentry's threads
         # (core/sandbox/cgroups.py): a lower pids limit would take the whole sandbox down
@@ -81,6 +82,7 @@ class LanguageSandbox:
         self.name = f"passgate-lang-{uuid.uuid4().hex[:10]}"
         _docker("run", "-d", "--init", "--name", self.name, "--runtime", self.runtime, "--network", "none", "--read-only",
                 "--tmpfs", f"/tmp:rw,exec,nosuid,nodev,size={self.scratch_mb}m,mode=1777",
+                *(("--tmpfs", "/cache:rw,exec,nosuid,nodev,size=1024m,mode=1777") if self.shared_cache else ()),
                 "--memory", f"{self.memory_mb}m", "--memory-swap", f"{self.memory_mb}m", "--cpus", "1",
                 "--pids-limit", str(self.pids), "--cap-drop", "ALL", "--cap-add", "KILL", "--cap-add", "SETUID",
                 "--cap-add", "SETGID", "--security-opt", "no-new-privileges", "--user", "0",
