@@ -22,7 +22,7 @@ from .splitting import Assertion, Cut, Unsplittable, actual_call, in_process, sp
 from .values import Char, Map, Opt, Tuple
 
 DIALECT = Dialect(quotes='"', char_quote=True)
-GCC = Toolchain("gcc", ("g++", "libssl-dev"))
+GCC = Toolchain("gcc", ("g++", "libssl-dev", "libboost-dev"))
 # HumanEval-X's runner puts these before the prompt when the prompt lacks them (CodeGeeX utils.py)
 IMPORT_HELPER = ("#include<stdlib.h>", "#include<algorithm>", "#include<math.h>", "#include<stdio.h>",
                  "#include<vector>", "#include<string>", "#include<climits>", "#include<cstring>",
