@@ -17,8 +17,9 @@ from passgate.core.languages.spec import Program
 from .driver import Execution
 
 # the host command standing in for each image command (None: the host lacks the toolchain)
-HOST_TOOLS = {"node": "node", "tsc": None, "g++": "g++", "javac": "javac", "java": "java", "rustc": "rustc",
+HOST_TOOLS = {"node": "node", "tsc": None, "g++": "g++", "javac": "javac", "java": "java", "rustc": None,
               "bash": "bash", "go": None, "./main": "./main"}
+# rustc: the host's rustc (rustup) lacks the crates the image compiled (rand, regex, md5): the image under runc runs it
 
 
 def host_can_run(program: Program) -> bool:
