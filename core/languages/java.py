@@ -34,8 +34,13 @@ def read_number(text: str):
     return f32(value) if text.lower().endswith("f") else value
 
 
+class JavaArray(list):
+    """An array literal (`new int[]{...}`): passed alone to a varargs list factory, it is the list."""
+
+
 def _list(args):
-    return args[0] if len(args) == 1 and isinstance(args[0], list) else list(args)
+    """`Arrays.asList(a, b)` / `List.of(a)`: the arguments; one array argument is the elements."""
+    return list(args[0]) if len(args) == 1 and isinstance(args[0], JavaArray) else list(args)
 
 
 def _map_of(args):
@@ -58,7 +63,8 @@ _CONSTRUCTORS = {
     "Map.of": _map_of, "new HashMap": lambda a: _same(a) if a else Map(()),
     "Optional.of": lambda a: Opt(True, a[0]), "Optional.empty": lambda a: Opt(False),
     "Pair.with": lambda a: Tuple(tuple(a)), "new Pair": lambda a: Tuple(tuple(a)),
-    "new int[]": list, "new String[]": list, "new double[]": list, "new long[]": list, "new Integer[]": list,
+    "new int[]": JavaArray, "new String[]": JavaArray, "new double[]": JavaArray, "new long[]": JavaArray,
+    "new Integer[]": JavaArray,
 }
 SYNTAX = LiteralSyntax(
     constants={"true": True, "false": False, "null": None},
