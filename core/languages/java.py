@@ -20,7 +20,8 @@ from .splitting import Assertion, Cut, Unsplittable, actual_call, in_process, sp
 from .values import Map, Opt, SetOf, Tuple
 
 DIALECT = Dialect(quotes='"', char_quote=True)
-JDK = Toolchain("java", ("openjdk-17-jdk-headless", "libjavatuples-java"))
+# the Java trust store is generated at install with the time of the build; offline, nothing needs it
+JDK = Toolchain("java", ("openjdk-17-jdk-headless", "libjavatuples-java"), drop=("etc/ssl/certs/java/cacerts",))
 CLASSPATH = ".:/usr/share/java/javatuples.jar"
 RECEIVERS = ("s",)
 
