@@ -4,6 +4,7 @@ or its exit status can add a pass; a missing, extra, malformed or wrong report f
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .compare import matches
@@ -65,6 +66,20 @@ def grade_in_process(exit_status: int | None, output_tail: str = "") -> Verdict:
         return Verdict(True, integrity=Integrity.IN_PROCESS)
     return Verdict(False, "test_failed", f"exit status {exit_status}: {output_tail[-300:]}",
                    integrity=Integrity.IN_PROCESS)
+
+
+_LOCATED = re.compile(r"^\S+?:\d+(:\d+)?:\s")
+
+
+def first_compile_error(output: str) -> str:
+    """The compiler's first error line: one that says `error`, else the first `file:line:` message
+    (Go's), else the first line that is not a `#` package header."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    for wanted in (lambda ln: "error" in ln.lower(), lambda ln: _LOCATED.match(ln), lambda ln: not ln.startswith("#")):
+        found = next((ln for ln in lines if wanted(ln)), None)
+        if found:
+            return found[:300]
+    return ""
 
 
 def grade(split: SplitTest, report: bytes, *, exit_status: int | None, output_tail: str = "") -> Verdict:

@@ -19,6 +19,7 @@ import uuid
 from dataclasses import dataclass
 
 from passgate.core.languages.spec import REPORT_FD, Program
+from passgate.core.languages.verdict import first_compile_error
 from passgate.core.sandbox.cgroups import WORN_FRACTION, container_pids_limit, host_tasks, pids_file
 
 CANDIDATE_UID = "10001"
@@ -58,10 +59,7 @@ class Execution:
     timed_out: bool
 
     def first_compile_error(self) -> str:
-        for line in self.compile_output.splitlines():
-            if "error" in line.lower():
-                return line.strip()[:300]
-        return self.compile_output.strip().splitlines()[0][:300] if self.compile_output.strip() else ""
+        return first_compile_error(self.compile_output)
 
 
 class LanguageSandbox:

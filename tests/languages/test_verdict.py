@@ -50,3 +50,9 @@ def test_a_nonzero_exit_after_the_end_fails():
 def test_in_process_tests_are_decided_by_exit_status_and_say_so():
     v = grade(SplitTest(Integrity.IN_PROCESS, "t", (), "why"), b"", exit_status=0)
     assert v.passed and v.integrity is Integrity.IN_PROCESS
+
+
+def test_the_first_compile_error_is_the_compilers_first_error_line():
+    from passgate.core.languages.verdict import first_compile_error
+    assert first_compile_error("# pg\n./main.go:12:5: undefined: os\n") == "./main.go:12:5: undefined: os"
+    assert first_compile_error("main.cpp: In function 'int f()':\nmain.cpp:3:1: error: x\n") == "main.cpp:3:1: error: x"
