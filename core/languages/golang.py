@@ -325,5 +325,5 @@ def support_files(test: TestInput) -> dict[str, bytes]:
 GOLANG = LanguageSpec(
     name="go", title="Go", toolchain=GO, fence_tags=("go", "golang"), split=split, program=program,
     original=original, runtime=runtime, version_argv=("go", "version"),
-    default_stop_tokens=("\nfunc", "struct", "\n// "))
+    default_stop_tokens=("\nfunc", "struct", "\n// "), support=support_files)
 

@@ -12,6 +12,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from ..errors import SandboxUnavailable
 from ..sandbox.image import SUITE, apt_mirror, load_layers, normalise_rootfs, write_layer
 
 IMAGE_REPO = "passgate-lang"
+# what every language image carries beside its toolchain: the interpreter of the in-sandbox supervisor
+# (core/languages/supervisor.py) and of the boundary self-probe
+SUPERVISOR_PACKAGES = ("python3",)
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -38,6 +42,11 @@ class Toolchain:
     def tag(self) -> str:
         return f"{IMAGE_REPO}:{self.name}-{SUITE}"
 
+    @property
+    def all_packages(self) -> tuple[str, ...]:
+        """What debootstrap installs: the supervisor's interpreter, then the toolchain."""
+        return (*SUPERVISOR_PACKAGES, *(p for p in self.packages if p not in SUPERVISOR_PACKAGES))
+
 
 def image_config(toolchain: Toolchain, layer_sha: str) -> bytes:
     config = {
@@ -46,7 +55,7 @@ def image_config(toolchain: Toolchain, layer_sha: str) -> bytes:
         "rootfs": {"type": "layers", "diff_ids": [f"sha256:{layer_sha}"]},
         "history": [{"created": "1970-01-01T00:00:00Z",
                      "created_by": f"passgate language image {toolchain.name}: "
-                                   f"debootstrap minbase + {' '.join(toolchain.packages) or '(nothing)'}"
+                                   f"debootstrap minbase + {' '.join(toolchain.all_packages)}"
                                    + (f", apt {' '.join(toolchain.apt_packages)}" if toolchain.apt_packages else "")}],
     }
     return json.dumps(config, sort_keys=True, separators=(",", ":")).encode()
@@ -103,17 +112,31 @@ def build_image(client, toolchain: Toolchain, *, mirror: str | None = None, work
     mirror = mirror or apt_mirror()
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         root = Path(tmp) / "rootfs"
-        log(f"debootstrap {SUITE} + {', '.join(toolchain.packages) or 'nothing'} from {mirror} ...")
-        debootstrap_with(root, mirror, toolchain.packages)
+        log(f"debootstrap {SUITE} + {', '.join(toolchain.all_packages)} from {mirror} ...")
+        debootstrap_with(root, mirror, toolchain.all_packages)
         prepare_root(root, toolchain)
         normalise_rootfs(root)
         drop_build_dependent(root, toolchain)
         layer = Path(tmp) / "layer.tar"
         layer_sha = write_layer(root, layer)
-        image_id = load_layers(client, image_config(toolchain, layer_sha), [(f"{layer_sha}/layer.tar", layer)],
-                               toolchain.tag)
+        image_id = _load(client, image_config(toolchain, layer_sha), layer, layer_sha, toolchain.tag, log)
         log(f"loaded {toolchain.tag} as {image_id}")
         return image_id
+
+
+def _load(client, config: bytes, layer: Path, layer_sha: str, tag: str, log, patience_s: float = 180.0) -> str:
+    """`docker load` the built layer, waiting out an engine that is restarting (minutes of
+    debootstrap are not thrown away for a daemon that is back a minute later)."""
+    import requests.exceptions
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            return load_layers(client, config, [(f"{layer_sha}/layer.tar", layer)], tag)
+        except requests.exceptions.ConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            log("the Docker engine is not answering; waiting to load the image ...")
+            time.sleep(5)
 
 
 def ensure_image(client, toolchain: Toolchain, **build_options) -> str:

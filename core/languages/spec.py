@@ -86,6 +86,7 @@ class LanguageSpec:
     original(TestInput, completion) -> Program   the dataset's own one-process program (prompt + solution +
                                            test), for the in-process fallback and the agreement check
     runtime() -> str                       the serialiser source the harness includes
+    support(TestInput) -> {name: bytes}    the support archives a program names (Go's vendored testify)
     """
 
     name: str                               # registry key: "js", "cpp", ...
@@ -100,6 +101,7 @@ class LanguageSpec:
     rlimit_as: bool = True                  # RLIMIT_AS bounds its memory (False for the JVM, whose
                                             # reservations exceed any useful limit)
     default_stop_tokens: tuple[str, ...] = ()
+    support: Callable[[TestInput], dict[str, bytes]] | None = None   # the bytes of a program's `archives`
 
 
 @dataclass(frozen=True)

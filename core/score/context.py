@@ -13,6 +13,7 @@ from .data import RunRecords
 # Failure classes grouped the way a release ticket reads them.
 CATEGORIES = {
     "syntax": ("syntax_error",),
+    "compile": ("compile_error",),
     "runtime": ("runtime_error", "premature_exit", "not_plain_data"),
     "wrong_answer": ("wrong_answer",),
     "resource": ("timeout", "memory_exceeded", "output_exceeded"),
@@ -21,7 +22,7 @@ CATEGORIES = {
     "tampering": ("tampering", "secret_introduced"),
 }
 # shown only when a run has them (repository tasks): a function run's report keeps its categories
-SHOWN_WHEN_PRESENT = ("repository", "tampering")
+SHOWN_WHEN_PRESENT = ("repository", "tampering", "compile")
 _HISTOGRAM_BINS = 24
 
 

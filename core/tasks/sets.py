@@ -10,6 +10,8 @@ Kinds (docs/task-formats.md has the details of each):
 * `product`        passgate's own JSONL format for a user's task set
 * `chained`        a generated chained-operation set (core/tasks/chained.py), product format with depth tags
 * `repo`           repository tasks: a snapshot, a patch to make, the repository's own tests
+* `humaneval-x`    HumanEval-X in one language (`language`: js, cpp, java, go, rs), graded by core/languages
+* `multipl-e`      MultiPL-E's HumanEval in the language its file holds, graded by core/languages
 
 Loading never runs task code. Known defects found by the test suite are carried in TaskSet.notes.
 """
@@ -25,6 +27,7 @@ from passgate.core.model import Task, TaskSet
 
 from . import evalplus as tasks_evalplus
 from . import humaneval as tasks_humaneval
+from . import languages as tasks_languages
 from . import mbpp as tasks_mbpp
 from . import product as tasks_product
 from . import repo as tasks_repo
@@ -33,7 +36,7 @@ from .known_defects import notes_for
 
 __all__ = ["KINDS", "PUBLIC_KINDS", "load_task_set", "file_sha256"]
 
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", *tasks_languages.LANGUAGE_KINDS)
 KINDS = (*PUBLIC_KINDS, "product", "chained", "repo")
 _DEFAULT_SPLIT = {"mbpp": "test", "mbpp-sanitized": "all"}
 
@@ -47,6 +50,7 @@ def load_task_set(
     split: str | None = None,
     exposure: str | None = None,
     revision: str | None = None,
+    language: str | None = None,
 ) -> TaskSet:
     """Load a task set.
 
@@ -59,6 +63,7 @@ def load_task_set(
         exposure: `public` benchmarks are always "public"; for `product`, the default for lines
             without their own `exposure` (default "holdout").
         revision: overrides the revision recorded with the set.
+        language: `humaneval-x`: the set's language; `multipl-e`: checked against the file's.
 
     Raises:
         ConfigError: unknown kind or split, missing file, bad JSON, missing or ill-typed field
@@ -71,10 +76,19 @@ def load_task_set(
     path = _resolve_path(kind, path)
     sha256 = file_sha256(path)
     text = read_text(path)
-    tasks, notes = _load(kind, path, text, slice, split, exposure)
+    if language is not None and kind not in tasks_languages.LANGUAGE_KINDS:
+        raise ConfigError(f"`language` applies to humaneval-x and multipl-e task sets, not {kind!r}", field="language")
+    if kind in tasks_languages.LANGUAGE_KINDS:     # tasks in other languages (core/tasks/languages.py)
+        if exposure not in (None, "public"):
+            raise ConfigError(f"{kind!r} is a public benchmark: its exposure is always 'public'", field="exposure")
+        tasks, notes = tasks_languages.load(kind, path.resolve(), slice, language)
+    else:
+        tasks, notes = _load(kind, path, text, slice, split, exposure)
     loaded_ids = {t.task_id for t in tasks}
     tasks = _select(tasks, task_ids, path)
     set_id, revision = _identity(kind, path, sha256, revision, split, notes)
+    if kind in tasks_languages.LANGUAGE_KINDS:
+        set_id = tasks_languages.set_id_of(kind, tasks)
     notes.extend(notes_for(kind, {t.task_id for t in tasks}))
     tasks = [dataclasses.replace(t, set_id=set_id, set_sha256=sha256, set_revision=revision) for t in tasks]
     return TaskSet(
@@ -158,6 +172,8 @@ def _identity(kind: str, path: Path, sha256: str, revision: str | None, split: s
         named = tasks_evalplus.revision_from_name(path)
         if named:
             return set_id, named
+    if kind in tasks_languages.LANGUAGE_KINDS and tasks_languages.revision_of(sha256):
+        return set_id, tasks_languages.revision_of(sha256)
     return set_id, f"sha256:{sha256[:12]}"
 
 

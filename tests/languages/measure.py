@@ -82,8 +82,7 @@ def sandbox_verdict(box, spec, test, completion: str):
 
 
 def support_files(spec, test) -> dict[str, bytes]:
-    provide = getattr(sys.modules.get(spec.split.__module__), "support_files", None)
-    return provide(test) if provide else {}
+    return spec.support(test) if spec.support else {}
 
 
 def cmd_selfcheck(lang: str, limit: int | None) -> None:
