@@ -14,7 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .report_evidence import canary_parts, chained_parts, security_parts, tamper_parts
+from .report_evidence import canary_parts, chained_parts, language_parts, security_parts, tamper_parts
 
 LIST_LIMIT = 20
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
@@ -75,6 +75,7 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
     if report.get("generation"):
         parts.append(_generation(report))
     parts += _flaky(report) + _omissions(report)
+    parts += language_parts(report)
     parts += security_parts(report) + canary_parts(report) + tamper_parts(report) + chained_parts(report, bar)
     parts += _probes(report)
     if report.get("whatif"):

@@ -169,6 +169,8 @@ class GateFacts:
     security: SecurityFacts = SecurityFacts()
     canaries: CanaryFacts = CanaryFacts()
     tamper_candidates: int | None = None   # counted candidates with a tamper tripwire event (None: not recorded)
+    languages: dict = field(default_factory=dict)   # tasks in other languages: language -> tasks, in_process,
+                                                     # with_reference, counted_tasks (gather._languages)
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
 

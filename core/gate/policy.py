@@ -110,6 +110,8 @@ class EvidenceThresholds:
     infra_error_rate: RateBand
     tasks: CountBand
     interval_width: RateBand
+    # tasks in other languages whose protected verdicts are in-process (forgeable); later, so older files load
+    in_process_fraction: RateBand = RateBand(0.0, 0.05)
 
 
 @dataclass(frozen=True)

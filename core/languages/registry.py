@@ -28,7 +28,7 @@ REFUSED: dict[str, Refusal] = {r.name: r for r in (
                               "object store), so no pinned Swift image can be built from the Debian mirror."),
 )}
 
-ALIASES = {"javascript": "js", "typescript": "ts", "c++": "cpp", "rust": "rs", "python": "py", "bash": "sh",
+ALIASES = {"go_test.go": "go", "javascript": "js", "typescript": "ts", "c++": "cpp", "rust": "rs", "python": "py", "bash": "sh",
            "csharp": "cs", "c#": "cs", "ruby": "rb", "perl": "pl", "racket": "rkt", "julia": "jl", "scala": "scala",
            "php": "php", "d": "d", "r": "r"}
 

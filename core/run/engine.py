@@ -136,7 +136,8 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
             calibrate(store, ctx, runner)
             GradingSession(store, ctx, runner).run()
             if not cancel.is_set() and not is_language_run(manifest):
-                scan_run(store, ctx)      # the static scan reads Python function programs, not patches
+                scan_run(store, ctx)      # the static scan reads Python function programs, not patches or
+                                          # programs in other languages
         if ctx.manifest.candidates.source == "reference" and not cancel.is_set() and not is_repo_run(ctx):
             seal_reference_run(store, ctx)
         if cancel.is_set():

@@ -21,3 +21,33 @@ def make_language_runner(manifest: Manifest, run_id: str, base_limits: dict) -> 
     images = language_images(ex.language_images, ex.language_images)
     return LanguageRunner(images=images, runtime=ex.runtime, limits=base_limits,
                           compile_cpu_s=ex.limits.compile_cpu_s, run_label=run_id)
+
+
+def manifest_languages(manifest: Manifest, manifest_path) -> list[str]:
+    """The languages a manifest's task sets use (MultiPL-E's read from its files), sorted."""
+    from passgate.core.manifest import resolve_path
+    from passgate.core.tasks.languages import LANGUAGE_KINDS, language_of_set
+    found = set()
+    for spec in manifest.tasks.sets:
+        if spec.kind in LANGUAGE_KINDS:
+            found.add(language_of_set(spec.kind, resolve_path(manifest_path, spec.path), spec.language))
+    return sorted(found)
+
+
+def setup_language_images(manifest: Manifest, manifest_path, *, client, mirror: str | None = None,
+                          log=print) -> dict[str, str]:
+    """Build the image of each language the manifest uses when it is absent (and only those); a
+    built image that differs from the manifest's pin is an error. Returns language -> image id."""
+    from passgate.core.errors import DriftError
+    from passgate.core.languages.images import ensure_image
+    from passgate.core.languages.registry import spec_for
+    out = {}
+    for language in manifest_languages(manifest, manifest_path):
+        spec = spec_for(language)
+        digest = ensure_image(client, spec.toolchain, mirror=mirror, workdir="/var/tmp", log=log)
+        pinned = manifest.execution.language_images.get(language)
+        if pinned and digest != pinned:
+            raise DriftError(f"the {spec.title} image {spec.toolchain.tag} is {digest}, but the manifest pins {pinned}")
+        log(f"{spec.title}: {spec.toolchain.tag} {digest}")
+        out[language] = digest
+    return out

@@ -39,6 +39,7 @@ from .repository import repository_section
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 from .canaries import canaries_section
 from .chained import chained_section
+from .languages import languages_section
 from .security import security_section
 from .tamper import tamper_section
 
@@ -127,6 +128,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "canaries": canaries_section(store, run),
             "tamper": tamper_section(store, run),
             "chained": chained_section(recs, config.interval),
+            "languages": languages_section(store, run["run_id"], recs, config.interval),
             "repository": repository_section(store, run["run_id"]),
             "generation": generation,
             "tasks": task_rows(recs, config.k),

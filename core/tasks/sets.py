@@ -89,7 +89,7 @@ def load_task_set(
     set_id, revision = _identity(kind, path, sha256, revision, split, notes)
     if kind in tasks_languages.LANGUAGE_KINDS:
         set_id = tasks_languages.set_id_of(kind, tasks)
-    notes.extend(notes_for(kind, {t.task_id for t in tasks}))
+    notes.extend(notes_for(set_id if kind in tasks_languages.LANGUAGE_KINDS else kind, {t.task_id for t in tasks}))
     tasks = [dataclasses.replace(t, set_id=set_id, set_sha256=sha256, set_revision=revision) for t in tasks]
     return TaskSet(
         set_id=set_id, kind=kind, path=str(path), sha256=sha256, revision=revision,
