@@ -65,7 +65,11 @@ class LanguageWorker(Worker):
         except (ValueError, KeyError) as exc:
             raise WorkerLost(f"task {request.task.task_id} is not a language task: {exc}") from exc
         container = self._container_for(language)
-        result = self.grader.evaluate(container, request)
+        try:
+            result = self.grader.evaluate(container, request)
+        except WorkerLost:
+            self.close()                  # the container is gone (or unusable): the next request opens one
+            raise
         return replace(result, node=self.node, container_id=container.container_id)
 
     def probe(self, limits: Mapping, *, timeout: float) -> dict:

@@ -96,7 +96,7 @@ def _timing(store, run_id: str) -> dict[str, list[tuple[float, float, float, flo
     """Per task, each graded attempt's (compile wall, run wall, compile CPU, run CPU) in seconds."""
     out: dict[str, list] = defaultdict(list)
     for task_id, evidence in store.db.execute(
-            "SELECT task_id, evidence_json FROM executions WHERE run_id = ? AND status = 'ok' "
+            "SELECT task_id, evidence_json FROM executions WHERE run_id = ? AND status = 'ok' AND purpose != 'selfcheck' "
             "AND evidence_json LIKE '%\"language\"%'", [run_id]):
         lang = (json.loads(evidence or "{}") or {}).get("language") or {}
         out[task_id].append((float(lang.get("compile_s") or 0), float(lang.get("run_s") or 0),
