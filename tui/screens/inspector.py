@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
@@ -17,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 
-from .. import records
+from .. import languages, records
 from .base import RecordScreen
 
 MAX_ROWS = 2000                # beyond this the list asks for a filter (a run can hold 16,400 candidates)
@@ -225,13 +226,16 @@ class InspectorScreen(RecordScreen):
         last = next((a for a in reversed(attempts) if a["purpose"] != "rerun"), attempts[-1] if attempts else {})
         self.query_one("#candidate-head", Static).update(_head(cand, task, outcome, attempts, last))
         program = cand["program"] or cand["processed_text"] or cand["raw_text"] or ""
-        self.query_one("#code", Static).update(Syntax(program, "python", line_numbers=True, word_wrap=True)
+        lexer = languages.lexer_of(task)
+        if program and languages.language_of(task):    # a completion: shown after the prompt it continues
+            program = languages.program_text(task, cand)
+        self.query_one("#code", Static).update(Syntax(program, lexer, line_numbers=True, word_wrap=True)
                                                if program else Text(f"not run: {cand['excluded_reason'] or ''}"))
         tests = (f"# protected suite (the verdict)\n{task['protected_tests']}\n\n"
                  f"# public suite (what the model saw)\n{task['public_tests'] or '# none'}\n")
-        if task["test_setup"]:
+        if task["test_setup"] and not languages.language_of(task):
             tests = f"# test setup\n{task['test_setup']}\n\n" + tests
-        self.query_one("#tests", Static).update(Syntax(tests, "python", line_numbers=False, word_wrap=True))
+        self.query_one("#tests", Static).update(Syntax(tests, lexer, line_numbers=False, word_wrap=True))
         self.query_one("#output", Static).update(_output_text(outcome, last))
         table = self.query_one("#attempts", DataTable)
         table.clear()
@@ -300,8 +304,9 @@ def _head(cand: dict, task: dict, outcome: dict, attempts: list[dict], last: dic
     colour = {"passed": "green", "failed": "red", "flaky": "yellow"}.get(verdict, "magenta")
     reruns = sum(a["purpose"] == "rerun" for a in attempts)
     tries = f"attempts {len(attempts)}" + (f" ({reruns} rerun{'s' if reruns != 1 else ''})" if reruns else "")
+    language = f"{escape(languages.describe(task))}  " if languages.language_of(task) else ""
     return Text.from_markup(
-        f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  "
+        f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  {language}"
         f"[{colour}]{verdict}[/{colour}] {outcome.get('failure_class') or ''}  {tries}\n"
         f"CPU {last.get('cpu_s') or 0:.3f}s of {task['cpu_limit_s'] or 0:.1f}s limit · wall {last.get('wall_s') or 0:.3f}s"
         f" · peak RSS {(last.get('peak_rss_kb') or 0) / 1024:.1f} MiB · output {last.get('out_bytes') or 0} B"
