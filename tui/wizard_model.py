@@ -16,7 +16,7 @@ import yaml
 
 from passgate.core.manifest import Manifest, parse_manifest
 
-TASK_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product")
+TASK_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "humaneval-x", "multipl-e")
 CANDIDATE_SOURCES = ("reference", "import", "generate")
 
 
@@ -82,6 +82,7 @@ class TaskSetChoice:
     task_ids: str = ""             # comma-separated ids; `HumanEval/0-4` expands to 0..4
     slice: str = ""
     split: str = ""
+    language: str = ""             # humaneval-x: the set's language (multipl-e reads it from its file)
 
 
 @dataclass
@@ -170,6 +171,8 @@ def _set_dict(s: TaskSetChoice) -> dict:
         out["slice"] = s.slice
     if s.split:
         out["split"] = s.split
+    if s.language and s.kind == "humaneval-x":
+        out["language"] = s.language
     return out
 
 

@@ -296,10 +296,15 @@ def program(test: TestInput, completion: str, split_test: SplitTest) -> Program:
     return Program(files, ("go", "build", "-o", "main", "."), ("./main",), ENV)
 
 
+# `go test` as two steps: the test binary compiled (a compile error is its own class), then run
+TEST_BINARY = ("go", "test", "-c", "-o", "main.test", "main_test.go")
+
+
 def original(test: TestInput, completion: str) -> Program:
     """HumanEval-X: CodeGeeX's construction (test_setup, the helper packages the code names, the
     prompt without its imports, the code, the test) as main_test.go beside the dataset's go.mod,
-    go.sum and vendored testify, `go test`; MultiPL-E: prompt + completion + tests, `go test`."""
+    go.sum and vendored testify; MultiPL-E: prompt + completion + tests. Both as `go test` does it:
+    the test binary compiled, then run; its exit status decides."""
     if test.dataset == "humaneval-x":
         setup = test.extras.get("test_setup", "")
         prompt = test.prompt.replace(test.extras.get("import", "") or "\0", "")
@@ -309,9 +314,9 @@ def original(test: TestInput, completion: str) -> Program:
         files = (SourceFile("main_test.go", text), SourceFile("go.mod", (evaluation / "go.mod").read_text()),
                  SourceFile("go.sum", (evaluation / "go.sum").read_text()))
         env = tuple((k, v) for k, v in ENV if k != "GOFLAGS") + (("GOFLAGS", "-mod=vendor"),)
-        return Program(files, None, ("go", "test", "main_test.go"), env, archives=(("vendor.tar.gz", "."),))
+        return Program(files, TEST_BINARY, ("./main.test",), env, archives=(("vendor.tar.gz", "."),))
     text = test.prompt + completion + "\n" + test.test
-    return Program((SourceFile("main_test.go", text),), None, ("go", "test", "main_test.go"),
+    return Program((SourceFile("main_test.go", text),), TEST_BINARY, ("./main.test",),
                    tuple((k, v) for k, v in ENV if k != "GOFLAGS") + (("GO111MODULE", "off"),))
 
 

