@@ -56,7 +56,7 @@ def make_runner(manifest: Manifest, run_id: str, *, ray_address: str | None = No
     runner on every node, `execution.workers` sandboxes per node (core/sandbox/ray_runner.py)."""
     ex = manifest.execution
     if is_language_run(manifest):            # tasks in other languages: their own images (core/run/languages.py)
-        return make_language_runner(manifest, run_id, base_limits(manifest))
+        return make_language_runner(manifest, run_id, base_limits(manifest), ray_address=ray_address)
     args = dict(image=ex.image, runtime=ex.runtime, limits=base_limits(manifest),
                 seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz}, run_label=run_id)
     address = ray_address or ex.ray_address

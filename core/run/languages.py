@@ -15,9 +15,14 @@ def is_language_run(manifest: Manifest) -> bool:
     return uses_languages(manifest)
 
 
-def make_language_runner(manifest: Manifest, run_id: str, base_limits: dict) -> LanguageRunner:
+def make_language_runner(manifest: Manifest, run_id: str, base_limits: dict, *,
+                         ray_address: str | None = None) -> LanguageRunner:
     """The run's language runner: one image per language the frozen manifest pins."""
     ex = manifest.execution
+    if ray_address or ex.ray_address:
+        from passgate.core.errors import ConfigError
+        raise ConfigError("tasks in other languages run on the local Docker engine only; drop --ray "
+                          "(or execution.ray_address) for this manifest", field="execution.ray_address")
     images = language_images(ex.language_images, ex.language_images)
     return LanguageRunner(images=images, runtime=ex.runtime, limits=base_limits,
                           compile_cpu_s=ex.limits.compile_cpu_s, run_label=run_id)
