@@ -1,7 +1,7 @@
 """Languages through `passgate run`: the self-check (HumanEval-X's canonical solutions as the
 candidates) and the grading throughput per language, on the real engine, Docker and gVisor.
 
-    .venv/bin/python benchmarks/languages.py humaneval-x js [--limit N] [--workers 2]
+    .venv/bin/python benchmarks/languages.py humaneval-x js [--limit N] [--workers 2] [--native]
     .venv/bin/python benchmarks/languages.py multipl-e ts [--limit N]    # a stub that must fail every task
 
 For HumanEval-X it prints the references' pass counts per suite and integrity, every failing
@@ -9,6 +9,10 @@ reference with its class and detail, and the time: the run's wall clock from the
 last, programs per second, and the median compile and run time per attempt. For MultiPL-E (no
 references) every task is graded with a stub completion that must fail, which measures the same
 pipeline (compile, run, grade) and checks no task passes a wrong answer.
+
+`--native` then runs, in the same invocation and with as many workers, the same references as the
+dataset's own programs (prompt + solution + test, both suites) with the language's toolchain
+outside any sandbox: the host's where it has it, else the image under runc (tests/languages/native.py).
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--db", help="keep the record in this file")
+    p.add_argument("--native", action="store_true", help="also time the dataset's own programs outside the sandbox")
     args = p.parse_args(argv)
 
     from passgate.core.candidates.inputs import freeze
@@ -90,7 +95,57 @@ def main(argv=None) -> int:
         elapsed = time.monotonic() - started
         report = build_report(store, run_id, parallel=False)
         _print(store, run_id, report, args, elapsed)
+        if args.native and args.dataset == "humaneval-x":
+            _native(args, elapsed)
     return 0
+
+
+def _native(args, passgate_s: float) -> None:
+    """The same references as the dataset's own programs, outside the sandbox, `workers` at a time."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    sys.path.insert(0, str(REPO))
+    from passgate.core.languages.datasets import load_humaneval_x
+    from passgate.core.languages.registry import spec_for
+    from tests.languages.driver import LanguageSandbox
+    from tests.languages.measure import limits_for
+    from tests.languages.native import dataset_verdict, host_can_run, run_on_host
+
+    spec = spec_for(args.language)
+    folder = HUMANEVAL_X[args.language]
+    tasks = load_humaneval_x(DATASETS / "humaneval-x" / folder / f"humaneval_{folder}.jsonl.gz")[:args.limit]
+    jobs = [(t, test) for t in tasks for test in (t.hidden, t.public) if test is not None]
+    on_host = host_can_run(spec.original(tasks[0].hidden, ""))
+    local = threading.local()
+    boxes = []
+
+    def one(job):
+        task, test = job
+        program = spec.original(test, task.canonical_solution)
+        support = spec.support(test) if spec.support else {}
+        if on_host:
+            ex = run_on_host(program, support=support)
+        else:
+            if not hasattr(local, "box"):
+                local.box = LanguageSandbox(spec.toolchain.tag, runtime="runc", limits=limits_for(args.language),
+                                            shared_cache=args.language == "go")
+                boxes.append(local.box)
+            ex = local.box.execute(program, support=support)
+        return dataset_verdict("humaneval-x", args.language, ex)
+
+    started = time.monotonic()
+    try:
+        with ThreadPoolExecutor(args.workers) as pool:
+            verdicts = list(pool.map(one, jobs))
+    finally:
+        for box in boxes:
+            box.close()
+    native_s = time.monotonic() - started
+    where = "the host's toolchain" if on_host else "the image under runc"
+    print(f"\nnative ({where}, {args.workers} at a time, the dataset's own programs): {len(jobs)} programs in "
+          f"{native_s:.1f} s, {len(jobs) / native_s:.2f} programs/s, {sum(verdicts)} pass by the dataset's own rule; "
+          f"passgate run / native = {passgate_s / native_s:.1f}x")
 
 
 def _print(store, run_id: str, report: dict, args, elapsed: float) -> None:

@@ -29,8 +29,11 @@ IMPORT_HELPER = ("math", "strings", "fmt", "strconv", "time", "bytes", "regexp",
 BLANK_USE = {"fmt": "fmt.Sprint", "testing": "testing.Verbose", "math": "math.Abs", "strings": "strings.Contains",
              "strconv": "strconv.Itoa", "sort": "sort.Ints", "time": "time.Now", "bytes": "bytes.Equal",
              "regexp": "regexp.MustCompile", "math/rand": "rand.Intn", "crypto/md5": "md5.Sum"}
-ENV = (("GOCACHE", "{scratch}/.gocache"), ("GOFLAGS", "-mod=mod"), ("GOPROXY", "off"), ("GO111MODULE", "on"),
-       ("CGO_ENABLED", "0"), ("GOTOOLCHAIN", "local"))
+# GOMAXPROCS=1 and -p=1: the go command and the compiler start threads with every core they see, each
+# with a stack reservation; under the candidate's address-space limit, a loaded machine made some of
+# those thread starts fail (`runtime/cgo: pthread_create failed`), a compile error no candidate caused
+ENV = (("GOCACHE", "{scratch}/.gocache"), ("GOFLAGS", "-mod=mod -p=1"), ("GOPROXY", "off"), ("GO111MODULE", "on"),
+       ("CGO_ENABLED", "0"), ("GOTOOLCHAIN", "local"), ("GOMAXPROCS", "1"))
 
 
 def _go_type(reader: Reader) -> str:
@@ -313,7 +316,7 @@ def original(test: TestInput, completion: str) -> Program:
         evaluation = Path(test.extras["evaluation_dir"])
         files = (SourceFile("main_test.go", text), SourceFile("go.mod", (evaluation / "go.mod").read_text()),
                  SourceFile("go.sum", (evaluation / "go.sum").read_text()))
-        env = tuple((k, v) for k, v in ENV if k != "GOFLAGS") + (("GOFLAGS", "-mod=vendor"),)
+        env = tuple((k, v) for k, v in ENV if k != "GOFLAGS") + (("GOFLAGS", "-mod=vendor -p=1"),)
         return Program(files, TEST_BINARY, ("./main.test",), env, archives=(("vendor.tar.gz", "."),))
     text = test.prompt + completion + "\n" + test.test
     return Program((SourceFile("main_test.go", text),), TEST_BINARY, ("./main.test",),
