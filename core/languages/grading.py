@@ -26,6 +26,8 @@ REPORT_CAP_KB = 16384          # report bytes beyond this end the program (outpu
 # processes (threads count) a compile step may run: compilers are multi-threaded (the go command runs
 # several Go programs at once); the candidate's own code runs only in the run step, under `nproc`
 COMPILE_NPROC = 256
+# the largest file a compile step may write (a Rust test binary with its crates is over 16 MiB)
+COMPILE_FILE_MB = 256
 
 # what a runtime prints when it runs out of memory (the process then dies of it)
 _OUT_OF_MEMORY = re.compile(r"heap out of memory|std::bad_alloc|OutOfMemoryError|memory allocation of \d+ bytes "
@@ -105,7 +107,8 @@ class LanguageGrader:
         if program.compile_argv:
             steps.append({"name": "compile", "argv": list(program.compile_argv), "env": [list(e) for e in program.env],
                           "cpu_s": self.compile_cpu_s, "wall_s": round(self.compile_cpu_s * self.wall_factor + 2, 3),
-                          "keep": "head", "nproc": max(COMPILE_NPROC, int(limits["nproc"]))})
+                          "keep": "head", "nproc": max(COMPILE_NPROC, int(limits["nproc"])),
+                          "file_size_mb": max(COMPILE_FILE_MB, int(limits["file_size_mb"]))})
         steps.append({"name": "run", "argv": list(program.run_argv), "env": [list(e) for e in program.env],
                       "cpu_s": float(limits["cpu_s"]), "wall_s": float(limits["wall_s"]), "report": True})
         return {"op": "run", "files": [[f.path, f.text] for f in program.files],

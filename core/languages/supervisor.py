@@ -202,7 +202,7 @@ class Step:
             if lim.get("rlimit_as", True):
                 mem = int(lim.get("memory_mb", 1024)) << 20
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-            fsize = int(lim.get("file_size_mb", 16)) << 20
+            fsize = int(self.step.get("file_size_mb") or lim.get("file_size_mb", 16)) << 20
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
             nproc = int(self.step.get("nproc") or lim.get("nproc", 32))
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))

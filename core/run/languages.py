@@ -11,6 +11,9 @@ from passgate.core.languages.runner import LanguageRunner, language_images
 from passgate.core.manifest import Manifest, uses_languages
 
 
+LANGUAGE_SCRATCH_MB = 512       # the scratch tmpfs of a language container, at least
+
+
 def is_language_run(manifest: Manifest) -> bool:
     return uses_languages(manifest)
 
@@ -24,7 +27,9 @@ def make_language_runner(manifest: Manifest, run_id: str, base_limits: dict, *,
         raise ConfigError("tasks in other languages run on the local Docker engine only; drop --ray "
                           "(or execution.ray_address) for this manifest", field="execution.ray_address")
     images = language_images(ex.language_images, ex.language_images)
-    return LanguageRunner(images=images, runtime=ex.runtime, limits=base_limits,
+    # compilers write their output to the scratch: a Rust test binary, Go's build cache
+    limits = {**base_limits, "scratch_mb": max(int(base_limits["scratch_mb"]), LANGUAGE_SCRATCH_MB)}
+    return LanguageRunner(images=images, runtime=ex.runtime, limits=limits,
                           compile_cpu_s=ex.limits.compile_cpu_s, run_label=run_id)
 
 

@@ -49,5 +49,9 @@ ADD_EARLY_EXIT = {
     "scala": "        sys.exit(0)\n",
 }
 
+# how the early exit fails where it is not premature_exit: Bash runs the candidate in `$(...)`, a
+# subshell, so its `exit 0` ends only that subshell and the answer is empty
+ADD_EARLY_EXIT_FAILS_AS = {"sh": "wrong_answer"}
+
 # text no compiler accepts
 ADD_COMPILE_ERROR = {lang: "    return x +* ;\n}\n" for lang in ("cpp", "java", "go", "rs", "d", "cs", "scala", "ts")}

@@ -23,7 +23,7 @@ from passgate.core.run.engine import start_run
 from passgate.core.score.report import build_report
 from passgate.core.tasks.sets import load_task_set
 from tests.conftest import DATASETS
-from tests.languages.candidates import ADD, ADD_COMPILE_ERROR, ADD_EARLY_EXIT, add_wrong
+from tests.languages.candidates import ADD, ADD_COMPILE_ERROR, ADD_EARLY_EXIT, ADD_EARLY_EXIT_FAILS_AS, add_wrong
 from tests.languages.images import IN_PROCESS, language_image
 from tests.languages.variants import BY_LANGUAGE
 
@@ -63,7 +63,8 @@ def samples_for(language: str) -> tuple[list[dict], dict[tuple[str, int], str]]:
     # an in-process failure is wrong_answer or runtime_error, as the program's output tells
     add(add_id, add_wrong(language), "failed" if in_process else "wrong_answer")
     if language in ADD_EARLY_EXIT:           # the forgery passes an in-process verdict: what in_process says
-        add(add_id, ADD_EARLY_EXIT[language], "passed" if in_process else "premature_exit")
+        add(add_id, ADD_EARLY_EXIT[language],
+            "passed" if in_process else ADD_EARLY_EXIT_FAILS_AS.get(language, "premature_exit"))
     if language in ADD_COMPILE_ERROR:
         add(add_id, ADD_COMPILE_ERROR[language], "compile_error")
     return rows, expected
