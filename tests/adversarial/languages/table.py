@@ -1,4 +1,5 @@
-"""The hostile corpus of one language as a table: each case's verdict and how it failed.
+"""The hostile corpus of one language as a table: each case's verdict and how it failed, graded by
+the product's language runner exactly as test_language_hostile.py grades it.
 
     python -m tests.adversarial.languages.table js
 """
@@ -9,35 +10,38 @@ import importlib
 import sys
 
 from passgate.core.languages.registry import spec_for
-from passgate.core.languages.verdict import grade
-from tests.adversarial.languages.test_language_hostile import CORPORA, hostile_tests
-from tests.languages.driver import InfraError, LanguageSandbox, Limits
-from tests.languages.measure import limits_for
+from passgate.core.languages.runner import LanguageImage, LanguageRunner
+from passgate.core.sandbox.runner import EvalRequest, TaskSpec, WorkerLost, limits_for
+from tests.adversarial.languages.test_language_hostile import COMPILE_CPU_S, CORPORA, LIMITS, hostile_tasks
 
 
 def main(lang: str) -> None:
     spec = spec_for(lang)
-    tests = hostile_tests()[lang]
     corpus = importlib.import_module(f"tests.adversarial.languages.{CORPORA[lang]}")
-    base = limits_for(lang)
-    limits = Limits(compile_wall_s=20, run_wall_s=5, cpu_s=10, file_kb=base.file_kb, nproc=base.nproc,
-                    address_space_kb=base.address_space_kb)
-    print(f"| {spec.title} hostile case | verdict | how it ended |\n|---|---|---|")
-    with LanguageSandbox(spec.toolchain.tag, limits=limits) as box:
+    tasks = hostile_tasks(lang, {case.task_id for case in corpus.CASES})
+    runner = LanguageRunner(images=[LanguageImage(lang, spec.toolchain.tag, None)], runtime="runsc", limits=LIMITS,
+                            compile_cpu_s=COMPILE_CPU_S, run_label="hostile-table")
+    runner.check()
+    worker = runner.new_worker()
+    print(f"| {spec.title} hostile case | verdict | class | how it ended |\n|---|---|---|---|")
+    try:
         for case in corpus.CASES:
-            test = tests[case.task_id]
-            split = spec.split(test)
+            request = EvalRequest(task=TaskSpec.of(tasks[case.task_id]), program=case.completion,
+                                  limits=limits_for(LIMITS, 2.0), timeout_s=300)
             try:
-                ex = box.execute(spec.program(test, case.completion, split))
-            except InfraError as exc:
-                print(f"| {case.name} | INFRA ERROR | {str(exc)[:120]} |")
+                res = worker.evaluate(request)
+            except WorkerLost as exc:
+                print(f"| {case.name} | INFRA ERROR | | {str(exc)[:120]} |")
                 continue
-            if ex.compile_status not in (None, 0):
-                print(f"| {case.name} | failed | compile_error: {ex.first_compile_error()[:110]} |")
-                continue
-            v = grade(split, ex.report, exit_status=None if ex.timed_out else ex.run_status)
-            how = "timeout" if ex.timed_out else f"{v.failure}: {v.detail[:90]}"
-            print(f"| {case.name} | {'PASSED' if v.passed else 'failed'} | {how.replace('|', '/')} |")
+            finally:
+                if worker.worn():
+                    worker.close()
+                    worker = runner.new_worker()
+            p = res.protected
+            print(f"| {case.name} | {'PASSED' if res.passed else 'failed'} | {p.failure_class or ''} | "
+                  f"{p.detail[:100].replace('|', '/')} |")
+    finally:
+        runner.close()
 
 
 if __name__ == "__main__":
