@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from passgate.core.candidates.inputs import freeze
+from passgate.core.errors import DriftError
 from passgate.core.gate import evaluate as evaluate_gate
 from passgate.core.languages.registry import spec_for
 from passgate.core.manifest import dump_manifest
@@ -135,3 +136,45 @@ def test_a_language_run_grades_every_candidate_as_its_tests_say(language, tmp_pa
     verdict = evaluate_gate(store, run_id)
     (condition,) = [c for c in verdict.conditions if c.name == "language_verdicts"]
     assert condition.level in ("adequate", "weak") and "in-process" in condition.sentence
+
+
+def test_one_run_grades_two_languages_and_probes_each_image(tmp_path, docker_client):
+    for language in ("js", "cpp"):
+        language_image(docker_client, language)
+    folder, prefix = HUMANEVAL_X["js"]
+    sets = [{"kind": "humaneval-x", "language": "js", "task_ids": ["JavaScript/55"],
+             "path": str(DATASETS / "humaneval-x" / folder / f"humaneval_{folder}.jsonl.gz")},
+            {"kind": "multipl-e", "path": str(DATASETS / "multipl-e" / "humaneval-cpp.jsonl"),
+             "task_ids": ["cpp/HumanEval_53_add"]}]
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"task_id": "JavaScript/55", "completion": "  return n < 2 ? n : fib(n - 1) + "
+                                   "fib(n - 2);\n}\n"}) + "\n" +
+                       json.dumps({"task_id": "cpp/HumanEval_53_add", "completion": ADD["cpp"]}) + "\n")
+    raw = tmp_path / "two.yaml"
+    raw.write_text(yaml.safe_dump({"version": 1, "name": "two-languages", "tasks": {"sets": sets},
+                                   "candidates": {"source": "import", "import": {"path": str(samples)}},
+                                   "execution": {"workers": 1, "timeout": {"calibrate": False}}}))
+    frozen = freeze(str(raw))
+    assert set(frozen.execution.language_images) == {"js", "cpp"}
+    path = tmp_path / "two.frozen.yaml"
+    path.write_text(dump_manifest(frozen))
+    store = Store(tmp_path / "record.db")
+    run_id = start_run(store, path)
+    assert {o["task_id"]: o["outcome"] for o in store.rows("outcomes", run_id)} == {
+        "JavaScript/55": "passed", "cpp/HumanEval_53_add": "passed"}
+    probe = json.loads(store.run(run_id)["probe_json"])
+    assert set(probe["raw"]["languages"]) == {"js", "cpp"} and all(c["ok"] for c in probe["checks"])
+
+
+def test_a_language_image_other_than_the_pinned_one_refuses_the_run(tmp_path, docker_client):
+    language_image(docker_client, "sh")
+    samples, _expected = samples_for("sh")
+    manifest = write_manifest(tmp_path, "sh", samples)
+    text = manifest.read_text()
+    pinned = yaml.safe_load(text)["execution"]["language_images"]["sh"]
+    manifest.write_text(text.replace(pinned, "sha256:" + "0" * 64))
+    store = Store(tmp_path / "record.db")
+    with pytest.raises(DriftError, match="language image digest differs"):
+        start_run(store, manifest)
+    (run,) = store.db["runs"].rows
+    assert not store.rows("executions", run["run_id"])
