@@ -74,7 +74,12 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--db", help="keep the record in this file")
     p.add_argument("--native", action="store_true", help="also time the dataset's own programs outside the sandbox")
+    p.add_argument("--native-only", type=float, metavar="PASSGATE_S",
+                   help="only the native side, compared with a passgate run that took PASSGATE_S seconds")
     args = p.parse_args(argv)
+    if args.native_only:
+        _native(args, args.native_only)
+        return 0
 
     from passgate.core.candidates.inputs import freeze
     from passgate.core.manifest import dump_manifest
@@ -109,7 +114,7 @@ def _native(args, passgate_s: float) -> None:
     from passgate.core.languages.datasets import load_humaneval_x
     from passgate.core.languages.registry import spec_for
     from tests.languages.driver import LanguageSandbox
-    from tests.languages.measure import limits_for
+    from tests.languages.measure import limits_for, native_cached
     from tests.languages.native import dataset_verdict, host_can_run, run_on_host
 
     spec = spec_for(args.language)
@@ -123,6 +128,8 @@ def _native(args, passgate_s: float) -> None:
     def one(job):
         task, test = job
         program = spec.original(test, task.canonical_solution)
+        if args.language == "go":             # Go's build cache shared across programs: testify compiled once
+            program = native_cached(program)
         support = spec.support(test) if spec.support else {}
         if on_host:
             ex = run_on_host(program, support=support)
