@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..sandbox.runner import EvalRequest, EvalResult, SuiteResult, WorkerLost
-from .job import LanguageJob, parse_job
+from .job import LanguageJob, parse_job, texts_of
 from .registry import spec_for
 from .spec import Integrity, LanguageSpec, Program, SplitTest, TestInput
 from .verdict import Verdict, first_compile_error, grade
@@ -66,11 +66,11 @@ class LanguageGrader:
         """The task's job, spec and split suites, built once per task."""
         spec_key = request.task.key
         if spec_key not in self._tasks:
-            job = parse_job(request.task.test_setup)
+            texts = texts_of(request.task)
+            job = parse_job(texts.header)
             spec = spec_for(job.language)
-            suites = [_Suite(name, job.test(request.task.task_id, text), spec.split(job.test(request.task.task_id, text)))
-                      for name, text in (("protected", request.task.protected_tests),
-                                         ("public", request.task.public_tests)) if text.strip()]
+            suites = [_Suite(name, job.test(texts.task_id, text), spec.split(job.test(texts.task_id, text)))
+                      for name, text in (("protected", texts.protected), ("public", texts.public)) if text.strip()]
             self._tasks[spec_key] = (job, spec, suites)
         return self._tasks[spec_key]
 

@@ -38,6 +38,22 @@ class LanguageJob:
                          declaration=self.declaration, dataset=self.dataset, extras=dict(self.extras))
 
 
+@dataclass(frozen=True)
+class TaskTexts:
+    """What a language grader reads of the task spec the engine sends a worker."""
+
+    task_id: str
+    header: str                      # the LanguageJob's JSON
+    protected: str                   # the hidden tests' text
+    public: str                      # the example tests' text ("" when none)
+
+
+def texts_of(spec) -> TaskTexts:
+    """The language task a `runner.TaskSpec` carries: its header in `test_setup`, its suites'
+    texts in `protected_tests` and `public_tests` (as core/tasks/languages.py writes the Task)."""
+    return TaskTexts(spec.task_id, spec.test_setup, spec.protected_tests, spec.public_tests)
+
+
 def is_language_setup(test_setup: str) -> bool:
     """Whether a task's `test_setup` is a language header (a Python task's is Python code)."""
     return test_setup.startswith("{") and f'"kind": "{MARKER}"' in test_setup
