@@ -108,7 +108,8 @@ class LanguageGrader:
             steps.append({"name": "compile", "argv": list(program.compile_argv), "env": [list(e) for e in program.env],
                           "cpu_s": self.compile_cpu_s, "wall_s": round(self.compile_cpu_s * self.wall_factor + 2, 3),
                           "keep": "head", "nproc": max(COMPILE_NPROC, int(limits["nproc"])),
-                          "file_size_mb": max(COMPILE_FILE_MB, int(limits["file_size_mb"]))})
+                          "file_size_mb": max(COMPILE_FILE_MB, int(limits["file_size_mb"])),
+                          "memory_mb": _compile_memory_mb(limits)})
         steps.append({"name": "run", "argv": list(program.run_argv), "env": [list(e) for e in program.env],
                       "cpu_s": float(limits["cpu_s"]), "wall_s": float(limits["wall_s"]), "report": True})
         return {"op": "run", "files": [[f.path, f.text] for f in program.files],
@@ -117,6 +118,14 @@ class LanguageGrader:
                            "nofile": limits["nofile"], "file_size_mb": limits["file_size_mb"],
                            "output_cap_kb": limits["output_cap_kb"], "output_keep_kb": limits["output_keep_kb"],
                            "report_cap_kb": REPORT_CAP_KB}}
+
+
+def _compile_memory_mb(limits: Mapping) -> int:
+    """The compile step's address space: what the container leaves beside the runtime's own 256 MiB
+    (at least the candidate's). Multi-threaded compilers reserve a stack per thread: under the
+    candidate's limit rustc and the go command sometimes failed to start one on a loaded machine."""
+    container = int(limits.get("container_memory_mb") or 0)
+    return max(int(limits["memory_mb"]), container - 256)
 
 
 def _archives(spec: LanguageSpec, job: LanguageJob, test: TestInput, program: Program) -> list:

@@ -200,7 +200,7 @@ class Step:
             cpu = max(1, int(float(self.step["cpu_s"]) + 0.999))
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
             if lim.get("rlimit_as", True):
-                mem = int(lim.get("memory_mb", 1024)) << 20
+                mem = int(self.step.get("memory_mb") or lim.get("memory_mb", 1024)) << 20
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             fsize = int(self.step.get("file_size_mb") or lim.get("file_size_mb", 16)) << 20
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
