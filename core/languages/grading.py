@@ -92,7 +92,7 @@ class LanguageGrader:
             if reply.get("setup_error"):
                 raise WorkerLost(f"the sandbox could not take the program: {reply['setup_error']}")
             runs[suite.name] = reply
-            results[suite.name] = judge(suite.split, reply)
+            results[suite.name] = judge(suite.split, reply, spec.in_process_passes)
         for name in ("protected", "public"):
             results.setdefault(name, SuiteResult("not_run", detail="no tests"))
         return _result(spec, job, suites, results, runs, request.limits)
@@ -146,8 +146,9 @@ def _archives(spec: LanguageSpec, job: LanguageJob, test: TestInput, program: Pr
     return out
 
 
-def judge(split: SplitTest, reply: Mapping) -> SuiteResult:
-    """One suite's verdict from the supervisor's account of its steps."""
+def judge(split: SplitTest, reply: Mapping, in_process_passes=None) -> SuiteResult:
+    """One suite's verdict from the supervisor's account of its steps (`in_process_passes`: the
+    dataset's own rule for a program that runs in-process, when it is not the exit status alone)."""
     steps = {s["name"]: s for s in reply.get("steps") or []}
     compiled = steps.get("compile")
     run = steps.get("run")
@@ -173,6 +174,11 @@ def judge(split: SplitTest, reply: Mapping) -> SuiteResult:
     status = run["status"] if run["signal"] is None else -int(run["signal"])
     report = base64.b64decode(reply.get("report_b64") or "")
     verdict = grade(split, report, exit_status=status, output_tail=run.get("stderr") or "")
+    if split.integrity is Integrity.IN_PROCESS and in_process_passes is not None and verdict.passed:
+        stderr = (run.get("stderr_head") or "") + (run.get("stderr") or "")
+        if not in_process_passes(status, run.get("stdout") or "", stderr):
+            verdict = Verdict(False, "test_failed", f"exit status {status}, but the dataset's rule fails it: "
+                              f"{_last_line(stderr) or _last_line(run.get('stdout') or '')}", integrity=split.integrity)
     if verdict.passed:
         return SuiteResult("passed", cpu_s=cpu)
     return _failure(split, verdict, run, status, cpu)

@@ -25,7 +25,7 @@ def _no_runtime() -> str:
 
 def _language(name: str, title: str, packages: tuple[str, ...], file: str, run: tuple[str, ...],
               compile_argv: tuple[str, ...] | None = None, fence_tags: tuple[str, ...] = (),
-              stop_tokens: tuple[str, ...] = (), rlimit_as: bool = True) -> LanguageSpec:
+              stop_tokens: tuple[str, ...] = (), rlimit_as: bool = True, passes=None) -> LanguageSpec:
     def original(test: TestInput, completion: str) -> Program:
         return Program((SourceFile(file, test.prompt + completion + "\n" + test.test),), compile_argv, run)
 
@@ -34,19 +34,24 @@ def _language(name: str, title: str, packages: tuple[str, ...], file: str, run: 
 
     return LanguageSpec(name=name, title=title, toolchain=Toolchain(name, packages), fence_tags=fence_tags or (name,),
                         split=_split, program=program, original=original, runtime=_no_runtime,
-                        version_argv=(run[0], "--version"), rlimit_as=rlimit_as, default_stop_tokens=stop_tokens)
+                        version_argv=(run[0], "--version"), rlimit_as=rlimit_as, default_stop_tokens=stop_tokens,
+                        in_process_passes=passes)
 
 
 RUBY = _language("rb", "Ruby", ("ruby",), "main.rb", ("ruby", "main.rb"), fence_tags=("ruby", "rb"),
                  stop_tokens=("\nclass", "\ndef", "\n#", "\n\n"))
 PHP = _language("php", "PHP", ("php-cli",), "main.php", ("php", "main.php"),
                 stop_tokens=("\nfunction", "\n?>", "\n//", "\n#"))
+# MultiPL-E's own rules (its evaluation/src/eval_pl.py and eval_racket.py): Perl fails a program that
+# prints ERROR; rackunit reports a failed check on stderr and exits 0, so Racket fails on any stderr
 PERL = _language("pl", "Perl", ("perl", "libtest-deep-perl"), "main.pl", ("perl", "main.pl"),
-                 fence_tags=("perl", "pl"), stop_tokens=("\nsub", "\n#", "\n\n"))
+                 fence_tags=("perl", "pl"), stop_tokens=("\nsub", "\n#", "\n\n"),
+                 passes=lambda status, out, err: status == 0 and "ERROR" not in out + err)
 R = _language("r", "R", ("r-base-core",), "main.r", ("Rscript", "main.r"), fence_tags=("r",),
               stop_tokens=("\n#", "\n```"))
 RACKET = _language("rkt", "Racket", ("racket",), "main.rkt", ("racket", "main.rkt"), fence_tags=("racket", "rkt"),
-                   stop_tokens=("\n(define ", "\n#|", "\n;", "\n("))
+                   stop_tokens=("\n(define ", "\n#|", "\n;", "\n("),
+                   passes=lambda status, out, err: status == 0 and not err.strip())
 D = _language("d", "D", ("gdc",), "main.d", ("./main",), ("gdc", "-funittest", "-o", "main", "main.d"),
               fence_tags=("d",), stop_tokens=("\n\n", "\nvoid", "\nbool", "\nint"))
 CSHARP = _language("cs", "C#", ("mono-mcs", "mono-runtime", "libmono-system-numerics4.0-cil"), "main.cs",

@@ -102,6 +102,9 @@ class LanguageSpec:
                                             # reservations exceed any useful limit)
     default_stop_tokens: tuple[str, ...] = ()
     support: Callable[[TestInput], dict[str, bytes]] | None = None   # the bytes of a program's `archives`
+    # the dataset's own rule for its one-process program (exit status, stdout, stderr) -> passed;
+    # None: exit status 0 (MultiPL-E's Racket also needs an empty stderr: rackunit reports and exits 0)
+    in_process_passes: Callable[[int | None, str, str], bool] | None = None
 
 
 @dataclass(frozen=True)
