@@ -25,9 +25,10 @@ def _no_runtime() -> str:
 
 def _language(name: str, title: str, packages: tuple[str, ...], file: str, run: tuple[str, ...],
               compile_argv: tuple[str, ...] | None = None, fence_tags: tuple[str, ...] = (),
-              stop_tokens: tuple[str, ...] = (), rlimit_as: bool = True, passes=None) -> LanguageSpec:
+              stop_tokens: tuple[str, ...] = (), rlimit_as: bool = True, passes=None,
+              env: tuple[tuple[str, str], ...] = ()) -> LanguageSpec:
     def original(test: TestInput, completion: str) -> Program:
-        return Program((SourceFile(file, test.prompt + completion + "\n" + test.test),), compile_argv, run)
+        return Program((SourceFile(file, test.prompt + completion + "\n" + test.test),), compile_argv, run, env)
 
     def program(test: TestInput, completion: str, split_test: SplitTest) -> Program:
         return original(test, completion)
@@ -54,9 +55,14 @@ RACKET = _language("rkt", "Racket", ("racket",), "main.rkt", ("racket", "main.rk
                    passes=lambda status, out, err: status == 0 and not err.strip())
 D = _language("d", "D", ("gdc",), "main.d", ("./main",), ("gdc", "-funittest", "-o", "main", "main.d"),
               fence_tags=("d",), stop_tokens=("\n\n", "\nvoid", "\nbool", "\nint"))
+# Mono's Debug.Assert reports a failure only to a trace listener and carries on (exit 0): MultiPL-E's
+# C# evaluation sends it to stderr (MONO_TRACE_LISTENER) and fails a program whose stderr shows one
 CSHARP = _language("cs", "C#", ("mono-mcs", "mono-runtime", "libmono-system-numerics4.0-cil"), "main.cs",
                    ("mono", "main.exe"), ("mcs", "-d:DEBUG", "-r:System.Numerics.dll", "-out:main.exe", "main.cs"),
-                   fence_tags=("csharp", "cs", "c#"), stop_tokens=("\n    }\n",), rlimit_as=False)
+                   fence_tags=("csharp", "cs", "c#"), stop_tokens=("\n    }\n",), rlimit_as=False,
+                   env=(("MONO_TRACE_LISTENER", "Console.Error"),),
+                   passes=lambda status, out, err: status == 0 and "DefaultTraceListener.Fail" not in err
+                   and "Unhandled Exception" not in err)
 SCALA = _language("scala", "Scala", ("scala",), "main.scala", ("scala", "-J-Xss64m", "Problem"),
                   ("scalac", "main.scala"), fence_tags=("scala",), stop_tokens=("\n    }\n",), rlimit_as=False)
 
