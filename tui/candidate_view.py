@@ -15,10 +15,13 @@ import json
 import re
 
 from rich.console import Group
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.text import Text
 
 from passgate.core.words import CLASS_MEANING, class_words, plain
+
+from . import languages
 
 _ASSERT_EQ = re.compile(r"^assert\s+(?P<call>.+?)\s*==\s*(?P<expected>.+?)(?:\s*,\s*(?:f?['\"]).*)?$")
 
@@ -149,20 +152,22 @@ def exit_words(last: dict, failure_class: str | None, repo: bool) -> tuple[str, 
 
 
 def tests_view(task: dict, lines: dict[str, int]) -> Group:
-    """Each suite with its own line numbers (the failure cites them), the failing line highlighted."""
+    """Each suite with its own line numbers (the failure cites them), the failing line highlighted; a task
+    in another language in its own lexer, without its test setup (the language header, not code)."""
     parts: list = []
+    lexer = languages.lexer_of(task)
     suites = (("test_setup", "test setup", None), ("protected_tests", "protected suite (the verdict)", "protected"),
               ("public_tests", "public suite (what the model saw)", "public"))
     for column, title, suite in suites:
         source = task.get(column) or ""
-        if column == "test_setup" and not source.strip():
+        if column == "test_setup" and (not source.strip() or languages.language_of(task)):
             continue
         parts.append(Text(f"# {title}", style="bold"))
         if not source.strip():
             parts.append(Text("  none"))
             continue
         mark = {lines[suite]} if suite in lines else set()
-        parts.append(Syntax(source.rstrip("\n"), "python", line_numbers=True, word_wrap=True, highlight_lines=mark))
+        parts.append(Syntax(source.rstrip("\n"), lexer, line_numbers=True, word_wrap=True, highlight_lines=mark))
         if mark:
             parts.append(Text(f"  ▲ line {lines[suite]} is where the {suite} tests failed", style="bold red"))
     return Group(*parts)
@@ -175,8 +180,9 @@ def head_text(cand: dict, task: dict, outcome: dict, attempts: list[dict], last:
     colour = {"passed": "green", "failed": "red", "flaky": "yellow"}.get(verdict, "magenta")
     reruns = sum(a["purpose"] == "rerun" for a in attempts)
     tries = f"attempts {len(attempts)}" + (f" ({reruns} rerun{'s' if reruns != 1 else ''})" if reruns else "")
+    language = f"{escape(languages.describe(task))}  " if languages.language_of(task) else ""
     text = Text.from_markup(
-        f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  "
+        f"[b]{task['task_id']}[/b] #{cand['candidate_index']}  slice {task['slice']}  {language}"
         f"[{colour}]{class_words(verdict)}[/{colour}] {class_words(outcome.get('failure_class')) or ''}  {tries}\n")
     if decided:
         text.append(decided + "\n", style="dim" if decided.startswith("decided: not recorded") else "")
@@ -184,12 +190,16 @@ def head_text(cand: dict, task: dict, outcome: dict, attempts: list[dict], last:
     return text
 
 
-def code_view(cand: dict, repo: bool):
-    """The candidate's program, under where it came from (the samples line, the generator, the reference)."""
+def code_view(cand: dict, repo: bool, task: dict | None = None):
+    """The candidate's program, under where it came from (the samples line, the generator, the reference);
+    a completion in another language after the prompt it continues, in its language's lexer."""
     program = cand["program"] or cand["processed_text"] or cand["raw_text"] or ""
     source = Text(f"# {cand['source']} {cand['source_ref'] or ''}".rstrip(), style="dim")
     if not program:
         return Group(source, Text(f"not run: {cand['excluded_reason'] or ''}"))
+    if task and languages.language_of(task):
+        return Group(source, Syntax(languages.program_text(task, cand), languages.lexer_of(task), line_numbers=True,
+                                    word_wrap=True))
     return Group(source, Syntax(program, "diff" if repo else "python", line_numbers=True, word_wrap=True))
 
 

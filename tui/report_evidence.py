@@ -162,3 +162,37 @@ def integrity_parts(report: Mapping) -> list:
                         str(control), style="bold" if i == len(rows) - 1 else "")
         return out
     return [ByWidth(wide, narrow)]
+
+
+def _fig(x: Any) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def language_parts(report: Mapping) -> list:
+    """Per language: pass@1 with its denominator and interval, where verdicts were decided, the
+    references the self-check had, then compile and run time and the failure classes."""
+    lang = report.get("languages")
+    if not lang:
+        return []
+    level = int(round(lang["level"] * 100))
+    scores = _table("Languages: pass@1 per language", "language", "passed", "pass@1", f"{level}% interval",
+                    "in-process", "refs")
+    for r in lang["per_language"]:
+        ip = r["integrity"]["in_process"]
+        scores.add_row(r["title"], f"{r['passed']}/{r['candidates']}", _fig(r["pass_at_1"]),
+                       "—" if r["ci_low"] is None else f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+                       Text(f"{ip['tasks']}/{r['tasks']}", style="yellow" if ip["tasks"] else ""),
+                       Text(f"{r['with_reference']}/{r['tasks']}", style="" if r["with_reference"] else "yellow"))
+    times = _table("Languages: time per attempt (median, p95) and failures", "language", "compile s", "run s",
+                   "failures")
+    for r in lang["per_language"]:
+        t = r["timing"]
+
+        def spread(name, t=t):
+            return "—" if name not in t else f"{t[name]['median']:.2f}, {t[name]['p95']:.2f}"
+        times.add_row(r["title"], spread("compile_s"), spread("run_s"),
+                      ", ".join(f"{k} {v}" for k, v in r["classes"].items()) or "none")
+    note = Text("in-process: the dataset's own program decided by its exit status (a candidate can forge it); "
+                "the rest were judged outside the candidate's process. refs: tasks with a reference solution "
+                "for the self-check.", style="dim")
+    return [scores, times, note]

@@ -20,7 +20,7 @@ from passgate.core.words import short_digest
 from .report_edits import edits_parts
 
 from .report_contract import contract_parts, import_policy_words
-from .report_evidence import canary_parts, chained_parts, integrity_parts, security_parts, tamper_parts
+from .report_evidence import canary_parts, chained_parts, integrity_parts, language_parts, security_parts, tamper_parts
 from .report_layout import ByWidth, bar, setting_words as _words, table as _table
 from .report_sections import (
     LIST_LIMIT,
@@ -70,6 +70,7 @@ def render_report(report: Mapping, *, tasks: bool = False) -> Group:
     if report.get("generation"):
         parts.append(generation(report))
     parts += flaky(report) + omissions(report)
+    parts += language_parts(report)
     parts += integrity_parts(report)
     parts += security_parts(report) + canary_parts(report) + tamper_parts(report) + contract_parts(report)
     parts += chained_parts(report, bar)

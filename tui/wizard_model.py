@@ -16,7 +16,8 @@ import yaml
 
 from passgate.core.manifest import Manifest, parse_manifest
 
-TASK_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "humaneval-infilling")
+TASK_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "humaneval-infilling",
+              "humaneval-x", "multipl-e")
 CANDIDATE_SOURCES = ("reference", "import", "generate")
 
 
@@ -88,6 +89,7 @@ class TaskSetChoice:
     slice: str = ""
     split: str = ""
     allowed_imports: str = ""      # `stdlib`, `any` or comma-separated names; empty: the kind's default
+    language: str = ""             # humaneval-x: the set's language (multipl-e reads it from its file)
 
     def imports_words(self) -> str:
         """What the set allows, as the manifest and the review show it."""
@@ -185,6 +187,8 @@ def _set_dict(s: TaskSetChoice) -> dict:
     names = [p.strip() for p in s.allowed_imports.split(",") if p.strip()]
     if names:
         out["allowed_imports"] = names
+    if s.language and s.kind == "humaneval-x":
+        out["language"] = s.language
     return out
 
 

@@ -112,8 +112,8 @@ class _Generator:
         self.backoff_s, self.max_backoff_s = backoff_s, max_backoff_s
         if gen.repair.enabled:
             _check_repair(gen, check)
-        from .samples import postprocess  # written alongside; imported where used
-        self.postprocess = postprocess
+        from .language_samples import postprocess_task  # Python's, or a language's for tasks in other languages
+        self.postprocess = postprocess_task
         self._emit, self._emit_lock, self._lock = emit, threading.Lock(), threading.Lock()
         self.stop = threading.Event()
         self.fatal: BaseException | None = None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from passgate.core.errors import ConfigError, DriftError
-from passgate.core.manifest import Manifest, load_manifest, resolve_path
+from passgate.core.manifest import Manifest, load_manifest, resolve_path, uses_languages
 from passgate.core.model import CANARY_PREFIX, Candidate, PostprocessSpec, Task, is_canary
 
 
@@ -24,6 +24,7 @@ class Inputs:
 def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_only: bool = False) -> Inputs:
     """Tasks and candidates as the manifest pins them; DriftError names the input that changed."""
     from passgate.core.tasks.contract import with_contract
+    from passgate.core.tasks.io import path_sha256
     from passgate.core.tasks.sets import file_sha256, load_task_set
 
     tasks: list[Task] = []
@@ -33,7 +34,7 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
         path = resolve_path(manifest_path, spec.path)
         ts = load_task_set(spec.kind, str(path) if path else None, slice=spec.slice,
                            task_ids=list(spec.task_ids) if spec.task_ids else None, split=spec.split,
-                           exposure=spec.exposure)
+                           exposure=spec.exposure, language=spec.language)
         if spec.sha256 is None:
             raise DriftError(f"tasks.sets[{i}] ({spec.kind}) has no sha256 pin; run `passgate freeze` on the manifest")
         if ts.sha256 != spec.sha256:
@@ -57,7 +58,10 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
         from passgate.core.tasks.canaries import canary_tasks
         tasks += canary_tasks(manifest.tasks.canaries, manifest.execution.seeds.random_seed)
     c = manifest.candidates
-    if manifest.execution.image_digest is None:
+    if uses_languages(manifest):                 # each language's image is pinned instead of Python's
+        from .language_samples import check_language_pins
+        check_language_pins(manifest, tasks)
+    elif manifest.execution.image_digest is None:
         raise DriftError("execution.image_digest is not pinned; run `passgate freeze` on the manifest")
     model_label = c.model.name if c.source != "generate" else manifest.generation.model
     if c.source == "generate":
@@ -68,7 +72,7 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
         path = resolve_path(manifest_path, spec.path)
         if spec.sha256 is None:
             raise DriftError("candidates.import has no sha256 pin; run `passgate freeze` on the manifest")
-        actual = file_sha256(path)
+        actual = path_sha256(path)        # a directory (MultiPL-E's completions) hashes as its listing
         if actual != spec.sha256:
             raise DriftError(f"samples-file hash differs ({path}): file is {actual}, manifest pins {spec.sha256}")
         if spec.prompt_map:
@@ -85,7 +89,7 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
 def postprocess_spec(manifest: Manifest) -> PostprocessSpec:
     pp = manifest.candidates.postprocess
     return PostprocessSpec(stop=tuple(pp.stop), extract_fence=pp.extract_fence, style=pp.style,
-                           prompt_context=pp.prompt_context)
+                           prompt_context=pp.prompt_context, dataset_stop_tokens=pp.dataset_stop_tokens)
 
 
 def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes: list[str],
@@ -108,6 +112,15 @@ def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes:
     if c.source == "import" and tasks and all(t.repo for t in tasks):
         from .patches import import_patches
         return import_patches(resolve_path(manifest_path, c.import_.path), by_id)
+    if c.source == "import" and uses_languages(manifest):     # HumanEval-X / MultiPL-E samples files
+        from .language_samples import import_language_samples
+        result = import_language_samples(resolve_path(manifest_path, c.import_.path), by_id, fmt=c.import_.format,
+                                         postprocess=c.postprocess)
+        for r in result.rejected:
+            notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
+        if not_imported is not None:          # each line already names its file (name.jsonl:3)
+            not_imported += [dict(r) for r in result.rejected]
+        return list(result.candidates)
     if c.source == "import":
         from .samples import import_samples
         spec = c.import_
@@ -124,19 +137,23 @@ def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes:
 
 def freeze(path: str) -> Manifest:
     """The manifest at `path` with its dataset and samples sha256 and its image digest pinned."""
+    from passgate.core.tasks.io import path_sha256
     from passgate.core.tasks.sets import file_sha256, load_task_set
     manifest, _text = load_manifest(path)
+    from .language_samples import language_set_of, pin_language_images
     sets = []
+    languages: set[str] = set()
     for spec in manifest.tasks.sets:
         p = resolve_path(path, spec.path)
         ts = load_task_set(spec.kind, str(p) if p else None, slice=spec.slice,
                            task_ids=list(spec.task_ids) if spec.task_ids else None, split=spec.split,
-                           exposure=spec.exposure)
+                           exposure=spec.exposure, language=spec.language)
+        languages |= language_set_of(ts)
         sets.append(dataclasses.replace(spec, sha256=ts.sha256, revision=spec.revision or ts.revision))
     manifest = dataclasses.replace(manifest, tasks=dataclasses.replace(manifest.tasks, sets=tuple(sets)))
     cand = manifest.candidates
     if cand.import_ is not None:
-        imp = dataclasses.replace(cand.import_, sha256=file_sha256(resolve_path(path, cand.import_.path)))
+        imp = dataclasses.replace(cand.import_, sha256=path_sha256(resolve_path(path, cand.import_.path)))
         if imp.prompt_map:
             imp = dataclasses.replace(imp, prompt_map_sha256=file_sha256(resolve_path(path, imp.prompt_map)))
         manifest = dataclasses.replace(manifest, candidates=dataclasses.replace(cand, import_=imp))
@@ -145,6 +162,8 @@ def freeze(path: str) -> Manifest:
         from .fim import pinned
         manifest = dataclasses.replace(manifest, generation=dataclasses.replace(gen, fim=pinned(gen.fim)))
     from passgate.core.sandbox.docker_runner import docker_client
+    if languages:             # tasks in other languages run in their languages' images only
+        return pin_language_images(manifest, languages, docker_client(), path)
     digest = docker_client().images.get(manifest.execution.image).id
     manifest = dataclasses.replace(manifest, execution=dataclasses.replace(manifest.execution, image_digest=digest))
     return manifest

@@ -30,8 +30,9 @@ class Condition:
 
 
 def assess(facts: GateFacts, policy: Policy) -> tuple[str, list[Condition]]:
-    """The run's evidence level and every condition behind it."""
-    conditions = [check(facts, policy) for check in CHECKS]
+    """The run's evidence level and every condition behind it (a condition that does not apply to
+    the run, such as the languages' for a Python run, is left out)."""
+    conditions = [c for c in (check(facts, policy) for check in CHECKS) if c is not None]
     return worst_evidence(c.level for c in conditions), conditions
 
 
@@ -161,9 +162,12 @@ def _side(v: dict) -> str:
         f" ({str(v.get('detail'))[:80]})" if v.get("detail") else "")
 
 
-def verdict_integrity(f: GateFacts, p: Policy) -> Condition:
+def verdict_integrity(f: GateFacts, p: Policy) -> Condition | None:
     """Verdicts the grader decided are stronger evidence than verdicts the candidate's own process
-    decided: graded on the slice whose decided assertions ran most in the candidate's process."""
+    decided: graded on the slice whose decided assertions ran most in the candidate's process. Tasks
+    in other languages record no assertion sites; `language_verdicts` weighs where theirs were decided."""
+    if f.languages:
+        return None
     band, g = p.evidence.verdict_integrity, f.integrity
     threshold = _band_words(band)          # of the in-process share, slice by slice
     if not g.recorded:
@@ -318,6 +322,31 @@ def interval_width(f: GateFacts, p: Policy) -> Condition:
     return Condition("interval_width", _rate(w, band), f"{w:.3f} wide", _width_words(band), sentence)
 
 
+def language_verdicts(f: GateFacts, p: Policy) -> Condition | None:
+    """Tasks in other languages: verdicts decided in-process are forgeable, and a task without a
+    reference solution (MultiPL-E) was never shown to pass correct code."""
+    if not f.languages:
+        return None
+    band = p.evidence.in_process_fraction
+    tasks = sum(r["tasks"] for r in f.languages.values())
+    in_process = sum(r["in_process"] for r in f.languages.values())
+    no_reference = tasks - sum(r["with_reference"] for r in f.languages.values())
+    frac = _ratio(in_process, tasks)
+    level = _rate(frac, band)
+    if no_reference and level == "strong":
+        level = "adequate"
+    per = "; ".join(f"{lang}: {r['in_process']}/{r['tasks']} in-process, {r['with_reference']}/{r['tasks']} with a "
+                    f"reference" for lang, r in sorted(f.languages.items()))
+    sentence = (f"{in_process} of {tasks} tasks in other languages ({_pct(frac)}) have their protected verdict "
+                "decided by the program's own exit status, which a candidate can forge; the rest were judged "
+                f"outside the candidate's process ({per})")
+    if no_reference:
+        sentence += (f". {no_reference} tasks have no reference solution (MultiPL-E gives none): no self-check "
+                     "shows the grader passes correct code on them")
+    return Condition("language_verdicts", level, f"{in_process}/{tasks} in-process, {no_reference} without a "
+                     "reference", _band_words(band), sentence + ".")
+
+
 CHECKS = (run_completed, records_intact, ground_truth_selfcheck, verdict_fidelity, verdict_integrity,
           boundary_self_probe, protected_tests, rerun_stability, flaky_rate, timeout_rate, infra_error_rate,
-          holdout_cleanliness, sample_size, interval_width)
+          holdout_cleanliness, sample_size, interval_width, language_verdicts)

@@ -219,6 +219,8 @@ class GateFacts:
     tamper_candidates: int | None = None   # counted candidates with a tamper tripwire event (None: not recorded)
     contract: ContractFacts = ContractFacts()
     integrity: IntegrityFacts = IntegrityFacts()   # how the verdicts' assertions were decided, per slice
+    languages: dict = field(default_factory=dict)   # tasks in other languages: language -> tasks, in_process,
+                                                     # with_reference, counted_tasks (gather._languages)
     interval: dict = field(default_factory=dict)   # scoring.interval + aggregation + weights
     error: str = ""
     latency: dict = field(default_factory=dict)    # the report's latency section (core/score/latency.py); {}: none

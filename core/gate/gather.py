@@ -35,7 +35,8 @@ from .facts import (
 from .policy import Policy
 from .stats import score
 
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling")
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling",
+                "humaneval-x", "multipl-e")
 
 
 def _json(text, default):
@@ -79,7 +80,7 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         manifest_id=run["manifest_id"], manifest_policy=gate.get("policy", "secure-default"),
         model=run.get("model") or "", candidate_source=m.get("candidates", {}).get("source", ""),
         runner=ex.get("runner", "docker"), runtime=_runtime_used(run, preflight), image=run.get("image") or "",
-        image_digest=run.get("image_digest") or "", pinned_digest=ex.get("image_digest") or "",
+        image_digest=run.get("image_digest") or "", pinned_digest=_pinned_digest(ex, run),
         limits=_json(run.get("limits_json"), {}), probe=_checks(run.get("probe_json"), "probe"), preflight=preflight,
         selfcheck=_json(run.get("selfcheck_json"), {}), fidelity=_fidelity(store, rid),
         crosscheck=ex.get("crosscheck", "sample") if run.get("grading_protocol") else "none",
@@ -100,7 +101,7 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
         canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
         tamper_candidates=_tamper_candidates(store, rid), contract=_contract(store, run),
         integrity=_integrity(store, run), interval=interval, error=plain(run.get("error") or ""),
-        latency=_latency(store, rid, float(interval.get("level", 0.95))))
+        latency=_latency(store, rid, float(interval.get("level", 0.95))), languages=_languages(task_rows, per_task))
 
 
 def _contract(store: Store, run: dict) -> ContractFacts:
@@ -127,6 +128,31 @@ def _latency(store: Store, rid: str, level: float) -> dict:
     from passgate.core.score.latency import latency_rows, latency_section
     timed, answered = latency_rows(store.db.conn, rid)
     return latency_section(timed, level, None, answered) or {}
+
+
+def _languages(task_rows: list[dict], per_task: dict) -> dict:
+    """Tasks in other languages by language: how many, how many decided in-process, with a reference."""
+    out: dict = {}
+    for t in task_rows:
+        tags = _json(t.get("tags_json"), [])
+        lang = next((x[9:] for x in tags if isinstance(x, str) and x.startswith("language:")), None)
+        if lang is None:
+            continue
+        row = out.setdefault(lang, {"tasks": 0, "in_process": 0, "with_reference": 0, "counted_tasks": 0})
+        row["tasks"] += 1
+        row["in_process"] += "integrity:in_process" in tags
+        row["with_reference"] += bool(t.get("reference_solution"))
+        row["counted_tasks"] += bool((per_task.get(t["task_id"]) or (0,))[0])
+    return out
+
+
+def _pinned_digest(ex: dict, run: dict) -> str:
+    """The digest the manifest pins for the image the run used (tasks in other languages pin one per
+    language, in execution.language_images)."""
+    if ex.get("image_digest"):
+        return ex["image_digest"]
+    used = run.get("image_digest") or ""
+    return used if used and used in (ex.get("language_images") or {}).values() else ""
 
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:

@@ -112,6 +112,8 @@ class EvidenceThresholds:
     interval_width: RateBand
     # later bands take a default, so policy files written before them still load
     verdict_integrity: RateBand = RateBand(0.10, 0.50)   # in-process share of a slice's decided assertions
+    # tasks in other languages whose protected verdicts are in-process (forgeable)
+    in_process_fraction: RateBand = RateBand(0.0, 0.05)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from passgate.core.sandbox.runner import GRADING_PROTOCOL, Runner, limits_for
 from .decide import Policy
 from .dispatch import RunContext
 from .grading import GradingSession
+from .languages import is_language_run, make_language_runner
 from .repo import RepoGrading, is_repo_run
 from .rows import candidate_rows, task_rows
 from .contract_scan import contract_scan_run
@@ -55,6 +56,8 @@ def make_runner(manifest: Manifest, run_id: str, *, ray_address: str | None = No
     """The local Docker runner; on a Ray cluster (`--ray ADDRESS` or `execution.ray_address`) the same
     runner on every node, `execution.workers` sandboxes per node (core/sandbox/ray_runner.py)."""
     ex = manifest.execution
+    if is_language_run(manifest):            # tasks in other languages: their own images (core/run/languages.py)
+        return make_language_runner(manifest, run_id, base_limits(manifest), ray_address=ray_address)
     args = dict(image=ex.image, runtime=ex.runtime, limits=base_limits(manifest),
                 seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz}, run_label=run_id)
     address = ray_address or ex.ray_address
@@ -141,8 +144,10 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         else:
             calibrate(store, ctx, runner)
             GradingSession(store, ctx, runner).run()
-            if not cancel.is_set():
-                scan_run(store, ctx)      # the static scan reads function programs, not patches
+            if not cancel.is_set() and not is_language_run(manifest):
+                # the static and contract scans read Python function programs, not patches or programs in
+                # other languages
+                scan_run(store, ctx)
                 contract_scan_run(store, ctx)
         if ctx.manifest.candidates.source == "reference" and not cancel.is_set() and not is_repo_run(ctx):
             seal_reference_run(store, ctx)

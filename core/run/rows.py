@@ -7,6 +7,7 @@ import datetime as _dt
 import json
 from dataclasses import replace
 
+from passgate.core.languages.grading import LanguageResult
 from passgate.core.model import Task
 from passgate.core.record.redact import redact
 from passgate.core.record.store import utcnow
@@ -93,6 +94,8 @@ def _evidence(res: EvalResult, disagreement: str, timeout_confirmed: bool) -> di
                           "disagreement": disagreement or None}
     if res.notes:
         out["notes"] = list(res.notes)
+    if isinstance(res, LanguageResult):      # tasks in other languages: integrity, compile and run time apart
+        out["language"] = dict(res.language)
     return out
 
 

@@ -15,6 +15,7 @@ from .data import RunRecords
 # Failure classes grouped the way a release ticket reads them.
 CATEGORIES = {
     "syntax": ("syntax_error",),
+    "compile": ("compile_error",),
     "runtime": ("runtime_error", "premature_exit", "not_plain_data"),
     "wrong_answer": ("wrong_answer",),
     "resource": ("timeout", "memory_exceeded", "output_exceeded"),
@@ -23,8 +24,9 @@ CATEGORIES = {
     "tampering": ("tampering", "secret_introduced"),
     "contract": ("disallowed_import",),
 }
-# shown only when a run has them (repository tasks, the task contract): a run without keeps its categories
-SHOWN_WHEN_PRESENT = ("repository", "tampering", "contract")
+# shown only when a run has them (repository tasks, the task contract, tasks in other languages): a run
+# without keeps its categories
+SHOWN_WHEN_PRESENT = ("repository", "tampering", "contract", "compile")
 _HISTOGRAM_BINS = 24
 
 

@@ -12,17 +12,20 @@ import json
 from collections import Counter, defaultdict
 from typing import Mapping
 
-from passgate.core.manifest import effective_imports, imports_words
+from passgate.core.manifest import LANGUAGE_KINDS, effective_imports, imports_words
 
 EXAMPLES = 20
 _COUNTED = "('passed', 'failed', 'flaky')"
 
 
 def import_policy(manifest: Mapping) -> list[dict]:
-    """Each task set's allowed imports in effect, as the report header shows them."""
+    """Each task set's allowed imports in effect, as the report header shows them (sets in other
+    languages have no import contract)."""
     out = []
     for s in (manifest.get("tasks") or {}).get("sets") or []:
         kind = s.get("kind", "")
+        if kind in LANGUAGE_KINDS:
+            continue
         out.append({"set": s.get("slice") or kind, "kind": kind, "declared": s.get("allowed_imports") is not None,
                     "allowed_imports": imports_words(effective_imports(kind, s.get("allowed_imports")))})
     return out
@@ -33,6 +36,10 @@ def contract_section(store, run: Mapping) -> dict:
     rid, model = run["run_id"], run.get("model") or ""
     if "contract_scans" not in store.db.table_names():
         return {"recorded": False, "reason": "the record predates the task contract"}
+    if store.db.execute("SELECT 1 FROM tasks WHERE run_id = ? AND tags_json LIKE '%\"language:%' LIMIT 1",
+                        [rid]).fetchone():
+        return {"recorded": False, "reason": "the task contract applies to Python programs; this run's tasks are in "
+                                             "other languages"}
     policy = {r["slice"]: json.loads(r["allowed"] or '["any"]') for r in store.query(
         "SELECT slice, MIN(allowed_imports_json) AS allowed FROM tasks WHERE run_id = ? GROUP BY slice", [rid])}
     groups: dict[str, dict] = defaultdict(_group)

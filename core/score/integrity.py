@@ -42,6 +42,11 @@ def integrity_section(store, run: Mapping) -> dict:
     if not protocol or int(protocol) < FIRST_PROTOCOL:
         return {"recorded": False, "grading_protocol": protocol, "headline": None, "slices": [],
                 "reason": f"grading protocol {protocol or 1} does not record how assertions were decided"}
+    if store.db.execute("SELECT 1 FROM tasks WHERE run_id = ? AND tags_json LIKE '%\"language:%' LIMIT 1",
+                        [run["run_id"]]).fetchone():
+        return {"recorded": False, "grading_protocol": int(protocol), "headline": None, "slices": [],
+                "reason": "the run's tasks are in other languages; the languages section says where their "
+                          "verdicts were decided"}
     rows = store.verdict_integrity(run["run_id"])
     by_slice: dict[str, list[dict]] = {}
     for row in rows:

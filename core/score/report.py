@@ -44,6 +44,7 @@ from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_arr
 from .canaries import canaries_section
 from .contract import contract_section
 from .chained import chained_section
+from .languages import languages_section
 from .security import security_section
 from .tamper import tamper_section
 
@@ -135,6 +136,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
             "tamper": tamper_section(store, run),
             "contract": contract_section(store, run),
             "chained": chained_section(recs, config.interval),
+            "languages": languages_section(store, run["run_id"], recs, config.interval),
             "repository": repository_section(store, run["run_id"]),
             **local_edit_sections(store.db.conn, run["run_id"], scores.result(), config.interval.level),
             "generation": generation,

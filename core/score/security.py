@@ -30,6 +30,10 @@ def security_section(store, run: Mapping) -> dict:
         return {"scanned": False, "reason": "the record predates security scans"}
     head = store.db.execute("SELECT COUNT(*), COUNT(DISTINCT program_sha256), SUM(parsed = 0) FROM scans "
                             "WHERE run_id = ?", [rid]).fetchone()
+    if not head[0] and store.db.execute("SELECT 1 FROM tasks WHERE run_id = ? AND tags_json LIKE '%\"language:%' "
+                                        "LIMIT 1", [rid]).fetchone():
+        return {"scanned": False, "reason": "the static scan reads Python programs; this run's tasks are in "
+                                            "other languages"}
     if not head[0]:
         return {"scanned": False, "reason": "no candidate of this run was scanned (the manifest did not ask "
                                             "for a security scan, or the run stopped before it)"}

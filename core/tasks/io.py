@@ -26,6 +26,17 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def path_sha256(path: str | Path) -> str:
+    """A file's sha256; a directory's is the sha256 of its files' sorted relative names and sha256s."""
+    path = Path(path)
+    if not path.is_dir():
+        return file_sha256(path)
+    listing = hashlib.sha256()
+    for p in sorted(q for q in path.rglob("*") if q.is_file()):
+        listing.update(f"{p.relative_to(path).as_posix()}\0{file_sha256(p)}\n".encode())
+    return listing.hexdigest()
+
+
 def read_text(path: str | Path) -> str:
     """Whole file as text; `.gz` files are decompressed. Missing or undecodable files raise ConfigError."""
     path = Path(path)

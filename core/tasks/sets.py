@@ -12,6 +12,8 @@ Kinds (docs/task-formats.md has the details of each):
 * `repo`           repository tasks: a snapshot, a patch to make, the repository's own tests
 * `humaneval-infilling`  local edits: a HumanEval infilling file (single-line, multi-line, random span,
                    random span light); the model fills the gap between the code before and after it
+* `humaneval-x`    HumanEval-X in one language (`language`: js, cpp, java, go, rs), graded by core/languages
+* `multipl-e`      MultiPL-E's HumanEval in the language its file holds, graded by core/languages
 
 Loading never runs task code. Known defects found by the test suite are carried in TaskSet.notes.
 """
@@ -28,6 +30,7 @@ from passgate.core.model import Task, TaskSet
 from . import evalplus as tasks_evalplus
 from . import humaneval as tasks_humaneval
 from . import infilling as tasks_infilling
+from . import languages as tasks_languages
 from . import mbpp as tasks_mbpp
 from . import product as tasks_product
 from . import repo as tasks_repo
@@ -36,7 +39,8 @@ from .known_defects import notes_for
 
 __all__ = ["KINDS", "PUBLIC_KINDS", "load_task_set", "file_sha256"]
 
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling")
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling",
+                *tasks_languages.LANGUAGE_KINDS)
 KINDS = (*PUBLIC_KINDS, "product", "chained", "repo")
 _DEFAULT_SPLIT = {"mbpp": "test", "mbpp-sanitized": "all"}
 
@@ -50,6 +54,7 @@ def load_task_set(
     split: str | None = None,
     exposure: str | None = None,
     revision: str | None = None,
+    language: str | None = None,
 ) -> TaskSet:
     """Load a task set.
 
@@ -62,6 +67,7 @@ def load_task_set(
         exposure: `public` benchmarks are always "public"; for `product`, the default for lines
             without their own `exposure` (default "holdout").
         revision: overrides the revision recorded with the set.
+        language: `humaneval-x`: the set's language; `multipl-e`: checked against the file's.
 
     Raises:
         ConfigError: unknown kind or split, missing file, bad JSON, missing or ill-typed field
@@ -74,11 +80,20 @@ def load_task_set(
     path = _resolve_path(kind, path)
     sha256 = file_sha256(path)
     text = read_text(path)
-    tasks, notes = _load(kind, path, text, slice, split, exposure)
+    if language is not None and kind not in tasks_languages.LANGUAGE_KINDS:
+        raise ConfigError(f"`language` applies to humaneval-x and multipl-e task sets, not {kind!r}", field="language")
+    if kind in tasks_languages.LANGUAGE_KINDS:     # tasks in other languages (core/tasks/languages.py)
+        if exposure not in (None, "public"):
+            raise ConfigError(f"{kind!r} is a public benchmark: its exposure is always 'public'", field="exposure")
+        tasks, notes = tasks_languages.load(kind, path.resolve(), slice, language)
+    else:
+        tasks, notes = _load(kind, path, text, slice, split, exposure)
     loaded_ids = {t.task_id for t in tasks}
     tasks = _select(tasks, task_ids, path)
     set_id, revision = _identity(kind, path, sha256, revision, split, notes)
-    notes.extend(notes_for(kind, {t.task_id for t in tasks}))
+    if kind in tasks_languages.LANGUAGE_KINDS:
+        set_id = tasks_languages.set_id_of(kind, tasks)
+    notes.extend(notes_for(set_id if kind in tasks_languages.LANGUAGE_KINDS else kind, {t.task_id for t in tasks}))
     tasks = [dataclasses.replace(t, set_id=set_id, set_sha256=sha256, set_revision=revision) for t in tasks]
     return TaskSet(
         set_id=set_id, kind=kind, path=str(path), sha256=sha256, revision=revision,
@@ -166,6 +181,8 @@ def _identity(kind: str, path: Path, sha256: str, revision: str | None, split: s
         named = tasks_evalplus.revision_from_name(path)
         if named:
             return set_id, named
+    if kind in tasks_languages.LANGUAGE_KINDS and tasks_languages.revision_of(sha256):
+        return set_id, tasks_languages.revision_of(sha256)
     return set_id, f"sha256:{sha256[:12]}"
 
 

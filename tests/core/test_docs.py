@@ -44,4 +44,4 @@ def test_every_example_manifest_parses():
     from passgate.core.manifest import load_manifest
     for path in (REPO / "examples").glob("*.yaml"):
         manifest, _ = load_manifest(path)
-        assert manifest.execution.image_digest, path
+        assert manifest.execution.image_digest or manifest.execution.language_images, path

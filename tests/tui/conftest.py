@@ -49,6 +49,14 @@ def utc_clock(monkeypatch):
     time.tzset()
 
 
+@pytest.fixture(autouse=True)
+def fixed_language_images(monkeypatch):
+    """The wizard offers the languages whose image this engine holds: fixed here, so a screen does not
+    depend on which images the machine has built."""
+    import passgate.tui.screens.wizard as wizard
+    monkeypatch.setattr(wizard, "languages_with_images", lambda: [("cpp", "C++"), ("js", "JavaScript")])
+
+
 @pytest.fixture
 def fixed_db(tmp_path, monkeypatch) -> Path:
     """The fixed record as `fixed.db` in a fresh working directory (paths on screen stay the same)."""

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static, Ta
 
 from passgate.core.words import class_words
 
-from .. import records
+from .. import languages, records
 from ..candidate_view import attempt_result, code_view, failing_line_numbers, head_text, output_text, tests_view
 from ..integrity import decided_line
 from .base import RecordScreen
@@ -274,9 +274,11 @@ class InspectorScreen(RecordScreen):
             return
         last = next((a for a in reversed(attempts) if a["purpose"] != "rerun"), attempts[-1] if attempts else {})
         repo = bool(task.get("repo_json"))
-        decided = decided_line(attempts, d.get("grading_protocol"))
+        # a task in another language says where its verdict was decided in its head (tui/languages.py); its
+        # attempts carry no per-assertion record
+        decided = "" if languages.language_of(task) else decided_line(attempts, d.get("grading_protocol"))
         self.query_one("#candidate-head", Static).update(head_text(cand, task, outcome, attempts, last, decided))
-        self.query_one("#code", Static).update(code_view(cand, repo))
+        self.query_one("#code", Static).update(code_view(cand, repo, task))
         self.query_one("#tests", Static).update(tests_view(task, failing_line_numbers(last, task)))
         self.query_one("#output", Static).update(output_text(outcome, last, repo, task))
         table = self.query_one("#attempts", DataTable)

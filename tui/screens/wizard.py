@@ -33,6 +33,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from passgate.core.errors import PassgateError
+from passgate.core.run.languages import languages_with_images
 
 from ..wizard_freeze import Frozen, freeze_to_file, frozen_target, samples_note
 from ..wizard_gate import better_than, boundary_lines, offered, policy_choices, prospect_renderable, prospects_for
@@ -101,6 +102,7 @@ class WizardScreen(RecordScreen):
 
     def on_mount(self) -> None:
         self.state.operator = self.app.operator
+        self.load("languages", lambda _store: languages_with_images())
         self._show_step()
         if self.opened:
             self._freeze()
@@ -231,9 +233,11 @@ class WizardScreen(RecordScreen):
         return ""
 
     def _current_set(self) -> TaskSetChoice:
+        language = self.query_one("#language", Select).value
         return TaskSetChoice(kind=self.query_one("#kind", Select).value, path=self._value("#set-path"),
                              task_ids=self._value("#task-ids"), slice=self._value("#slice"),
-                             allowed_imports=self._value("#allowed-imports"))
+                             allowed_imports=self._value("#allowed-imports"),
+                             language=language if isinstance(language, str) else "")
 
     @on(Select.Changed, "#policy")
     def _policy_changed(self, event: Select.Changed) -> None:
@@ -257,6 +261,17 @@ class WizardScreen(RecordScreen):
 
     def failed_policy_prospect(self, error: Exception) -> bool:
         return True                 # the scoring step's own checks say what is wrong when Next is pressed
+
+    def show_languages(self, languages: list[tuple[str, str]]) -> None:
+        """The languages whose image is built (read in a worker: it asks the Docker engine)."""
+        select = self.query_one("#language", Select)
+        select.set_options([(f"{title} ({key})", key) for key, title in languages])
+        if languages:
+            select.prompt = "choose a language"
+
+    def failed_languages(self, error: Exception) -> bool:
+        self.query_one("#language", Select).prompt = "no Docker engine: no language offered"
+        return True
 
     @on(Input.Changed, "#import-path")
     def _check_samples(self, event: Input.Changed) -> None:

@@ -85,6 +85,8 @@ def tasks_page(state: WizardState) -> ComposeResult:
         yield Label("Allowed imports: stdlib, any, or module names with stdlib among them")
         yield Input(placeholder="(empty: stdlib for a public benchmark, any for your own tasks)",
                     id="allowed-imports")
+        yield Label("Language (humaneval-x; images built here)")
+        yield Select([], prompt="no language image built", id="language")
         yield Button("Add another task set", id="add-set")
         yield Static("", id="sets-list")
 

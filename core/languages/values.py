@@ -1,0 +1,141 @@
+"""The values a harness reports and an expected literal parses to, in one model.
+
+A harness writes one JSON line per assertion site. Plain JSON carries null, booleans, integers,
+strings and lists; an object with one key carries the rest, so a float keeps NaN, infinities and
+-0, a char stays apart from a string, and a tuple, a map, an optional or JavaScript's undefined
+keep their kind: the grader compares them the way the language's own `==` would.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Char:
+    """A character value (C++ char, Java char, Go rune, Rust char)."""
+
+    ch: str
+
+
+@dataclass(frozen=True)
+class Tuple:
+    """A tuple or pair."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Map:
+    """A map, its entries in the order the language iterates them."""
+
+    entries: tuple          # ((key, value), ...)
+
+
+@dataclass(frozen=True)
+class SetOf:
+    """A set: equal to another with the same members, in any order."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Record:
+    """A JavaScript object or a struct: named fields."""
+
+    fields: tuple           # ((name, value), ...)
+
+
+@dataclass(frozen=True)
+class Opt:
+    """An optional value: Some(x) / Optional.of(x) / std::optional holding x, or none."""
+
+    present: bool
+    value: object = None
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value the serialiser could not express as data (a function, a cycle): equal to nothing."""
+
+    what: str
+
+
+class Float32(float):
+    """A Rust f32: compared with a literal at f32 precision, as the literal takes its type."""
+
+
+class _Undefined:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED = _Undefined()
+_SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-0": -0.0}
+
+
+class WireError(ValueError):
+    """A report line that is not a value in this model."""
+
+
+def decode(node):
+    """A reported JSON value → the model."""
+    if node is None or isinstance(node, (bool, int, str)):
+        return node
+    if isinstance(node, float):
+        return node
+    if isinstance(node, list):
+        return [decode(x) for x in node]
+    if not isinstance(node, dict) or len(node) != 1:
+        raise WireError(f"not a reported value: {str(node)[:80]}")
+    (tag, body), = node.items()
+    return _decode_tagged(tag, body)
+
+
+def _decode_tagged(tag: str, body):
+    if tag == "f":
+        if isinstance(body, str):
+            if body not in _SPECIAL_FLOATS:
+                raise WireError(f"not a float: {body[:40]}")
+            return _SPECIAL_FLOATS[body]
+        return float(body)
+    if tag == "f4":
+        return Float32(_decode_tagged("f", body))
+    if tag == "c":
+        return Char(str(body))
+    if tag == "t":
+        return Tuple(tuple(decode(x) for x in body))
+    if tag == "m":
+        return Map(tuple((decode(k), decode(v)) for k, v in body))
+    if tag == "set":
+        return SetOf(tuple(decode(x) for x in body))
+    if tag == "o":
+        return Record(tuple((str(k), decode(v)) for k, v in body))
+    if tag == "opt":
+        return Opt(True, decode(body[0])) if body else Opt(False)
+    if tag == "u":
+        return UNDEFINED
+    if tag == "x":
+        return Opaque(str(body)[:80])
+    if tag == "big":
+        return int(body)
+    raise WireError(f"unknown value tag {tag!r}")
+
+
+def parse_line(line: bytes) -> dict:
+    """One report line → a dict; a line that is not JSON is a WireError. Bytes that are not UTF-8
+    (a C++ string holds any) survive as lone surrogates, so they compare unequal, never crash."""
+    try:
+        return json.loads(line.decode("utf-8", errors="surrogateescape"))
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"report line is not JSON: {line[:80]!r}") from exc
+
+
+def show(value) -> str:
+    """A short, readable form of a value for a failure's detail."""
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
