@@ -303,7 +303,8 @@ def _to_plain(obj: Any) -> Any:
 
 # ------------------------------------------------------------------ allowed imports (the task contract)
 # public benchmarks (core/tasks/sets.py PUBLIC_KINDS): their programs may import the standard library
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus")
+PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus",
+                "humaneval-infilling")
 STDLIB = frozenset(sys.stdlib_module_names)
 IMPORT_WORDS = ("stdlib", "any")
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

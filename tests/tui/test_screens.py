@@ -90,9 +90,14 @@ async def test_verdict_screen_states_consequence_risk_evidence_and_reasons(fixed
         await pilot.press("down", "down", "enter")        # no baseline, then the two other runs; pick the baseline
         await settle(pilot)
         assert f"baseline {BASELINE}" in screen_text(fixed_app)
-        fixed_app.screen.query_one("#verdict-body").scroll_end(animate=False)
-        await pilot.pause()
-        assert f"Alerts against baseline {BASELINE}" in screen_text(fixed_app)
+        body, seen = fixed_app.screen.query_one("#verdict-body"), []
+        for _ in range(12):                                   # page down to the end, reading every screen
+            seen.append(screen_text(fixed_app))
+            body.scroll_page_down(animate=False)
+            await pilot.pause()
+        seen.append(screen_text(fixed_app))
+        assert any(f"Alerts against baseline {BASELINE}" in text for text in seen)
+        assert "latency p90 rise" in seen[-1]                 # the last alert is reached
 
 
 async def test_boundary_review_shows_every_boundary_relaxations_and_preflight_evidence(fixed_app):
