@@ -21,7 +21,7 @@ from pathlib import Path
 from passgate.core.errors import ConfigError
 from passgate.core.model import Task
 
-from .doctests import Example, extract_examples, public_suite_code
+from .doctests import Example, extract_examples, public_suffix, public_suite_code
 from .humaneval import _drop_wrong
 from .io import iter_json_lines, require
 
@@ -80,6 +80,7 @@ def load(path: Path, text: str, slice_name: str | None) -> tuple[list[Task], lis
             reference_solution=whole,
             completion_style="infill",
             classic_suffix=f"\n{test}\ncheck({entry_point})\n",   # human-eval-infilling's program after it
+            public_suffix=public_suffix(task_id, examples, entry_point),
             infill_suffix=suffix,
         ))
     return tasks, notes

@@ -61,6 +61,17 @@ def test_the_public_suite_is_the_docstring_examples_only_when_the_code_before_th
            "canonical_solution": "ble(2)\n    4\n    \"\"\"\n    return 2 * x"}
     hidden = load_task_set("humaneval-infilling", write_lines(tmp_path / "b.jsonl", [cut])).tasks[0]
     assert hidden.public_tests == "" and hidden.protected_tests
+    assert "double(2)" in seen.public_suffix and hidden.public_suffix == ""   # what the grader runs
+
+
+def test_the_docstring_examples_are_graded_as_the_public_suite():
+    from tests.local_worker import grade
+    task = load_task_set("humaneval-infilling", INFILLING / BENCHMARKS["single-line"][0],
+                         task_ids=["SingleLineInfilling/HumanEval/0/L0"]).tasks[0]
+    right = grade(task, task.reference_solution)
+    wrong = grade(task, task.prompt + "    return True\n" + task.infill_suffix)
+    assert right.public and right.public.status == "passed" and right.passed
+    assert wrong.public and wrong.public.status != "passed"
 
 
 def test_helpers_beside_the_entry_point_are_the_tests_setup_never_the_entry_point():
