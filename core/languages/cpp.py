@@ -13,7 +13,7 @@ import re
 import struct
 
 from .compare import Compare
-from .images import Toolchain
+from .toolchain import Toolchain
 from .literals import LiteralError, LiteralSyntax, number, read_literal
 from .runtimes import cpp as cpp_runtime
 from .scan import Dialect, find_calls, find_top, matching, split_top, strip_parens, tokenize

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from .compare import Compare
-from .images import Toolchain
+from .toolchain import Toolchain
 from .literals import LiteralError, LiteralSyntax, Reader
 from .runtimes import go as go_runtime
 from .scan import Dialect, find_calls, find_top, line_of, matching, split_top, strip_parens, tokenize

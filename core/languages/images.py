@@ -13,39 +13,13 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SandboxUnavailable
 from ..sandbox.image import SUITE, apt_mirror, load_layers, normalise_rootfs, write_layer
+from .toolchain import IMAGE_REPO, SUPERVISOR_PACKAGES, Toolchain  # noqa: F401 (the builder's vocabulary)
 
-IMAGE_REPO = "passgate-lang"
-# what every language image carries beside its toolchain: the interpreter of the in-sandbox supervisor
-# (core/languages/supervisor.py) and of the boundary self-probe
-SUPERVISOR_PACKAGES = ("python3",)
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-
-@dataclass(frozen=True)
-class Toolchain:
-    """The Debian packages one image carries, and the build-dependent files to drop from it."""
-
-    name: str
-    packages: tuple[str, ...]
-    drop: tuple[str, ...] = ()          # paths (relative to the root) whose content varies per build
-    env: tuple[str, ...] = ()           # extra image environment, NAME=value
-    apt_packages: tuple[str, ...] = ()  # installed by apt inside the new root: packages whose dependencies
-                                        # debootstrap cannot resolve (virtual packages)
-    prepare: str = ""                   # a shell script run in the new root (offline) before it is packed
-
-    @property
-    def tag(self) -> str:
-        return f"{IMAGE_REPO}:{self.name}-{SUITE}"
-
-    @property
-    def all_packages(self) -> tuple[str, ...]:
-        """What debootstrap installs: the supervisor's interpreter, then the toolchain."""
-        return (*SUPERVISOR_PACKAGES, *(p for p in self.packages if p not in SUPERVISOR_PACKAGES))
 
 
 def image_config(toolchain: Toolchain, layer_sha: str) -> bytes:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 
 from .compare import Compare
-from .images import Toolchain
+from .toolchain import Toolchain
 from .literals import LiteralError, LiteralSyntax, number, read_literal
 from .runtimes import java as java_runtime
 from .scan import Dialect, find_calls, find_top, matching, split_top, strip_parens, tokenize

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .compare import Compare
-from .images import Toolchain
+from .toolchain import Toolchain
 from .literals import LiteralError, LiteralSyntax, number, read_literal
 from .scan import Dialect, find_calls, find_top, split_top, strip_parens, tokenize
 from .spec import REPORT_FD, LanguageSpec, Program, SourceFile, SplitTest, TestInput

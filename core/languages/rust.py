@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from .compare import Compare
-from .images import Toolchain
+from .toolchain import Toolchain
 from .literals import LiteralError, LiteralSyntax, read_literal
 from .runtimes import rust as rust_runtime
 from .scan import Dialect, find_top, matching, split_top, strip_parens, tokenize

@@ -8,7 +8,7 @@ compile step where there is one, the run command.
 
 from __future__ import annotations
 
-from .images import Toolchain
+from .toolchain import Toolchain
 from .spec import LanguageSpec, Program, SourceFile, SplitTest, TestInput
 from .splitting import in_process
 

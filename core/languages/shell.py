@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .compare import Compare
-from .images import Toolchain
+from .toolchain import Toolchain
 from .spec import REPORT_FD, Integrity, LanguageSpec, Program, Site, SourceFile, SplitTest, TestInput
 from .splitting import in_process
 

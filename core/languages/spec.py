@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Callable
 
 from .compare import Compare
-from .images import Toolchain
+from .toolchain import Toolchain
 
 REPORT_FD = 3           # the descriptor a harness writes its reports to
 

@@ -78,3 +78,9 @@ def test_a_loop_around_an_assertion_keeps_the_test_in_process():
     test = Input("t", "", "for (let i = 0; i < 3; i++) {\n  console.assert(f(i) === 1)\n}\n", dataset="humaneval-x")
     split = SPECS["js"].split(test)
     assert split.integrity is Integrity.IN_PROCESS and "loop" in split.reason
+
+
+def test_language_images_share_the_python_sandboxs_debian_suite():
+    from passgate.core.languages.toolchain import SUITE
+    from passgate.core.sandbox.image import SUITE as sandbox_suite
+    assert SUITE == sandbox_suite
