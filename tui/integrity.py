@@ -24,6 +24,8 @@ def decided_line(attempts: list[dict], protocol: int | None) -> str:
     if record is None:
         return "decided: no assertion recorded (the program did not reach its test)" if attempt \
             else "decided: no completed attempt"
+    if not (record["outside"] or record["visible"] or record["in_process"]):
+        return "decided: no assertion (the test stopped before its first one was decided)"
     parts = [f"{record['outside']} outside"]
     if record["visible"]:
         parts.append(f"{record['visible']} with the expected value visible")

@@ -73,3 +73,11 @@ async def test_the_report_screen_shows_the_per_slice_integrity_table(integrity_a
         assert re.search(r"parsing\s+3\s+2\s+2\s+0\s+4\s+66\.7%\s+1", text)
         assert re.search(r"all slices\s+7\s+6\s+17\s+1\s+4\s+18\.2%\s+1", text)
         assert "integrity_json" not in text and "'outside'" not in text
+
+
+def test_a_test_that_stopped_before_its_first_assertion_says_so_rather_than_zero():
+    from passgate.tui.integrity import decided_line
+    attempt = {"status": "ok", "purpose": "grade",
+               "integrity_json": '{"outside": 0, "visible": 0, "in_process": 0, "control": "grader"}'}
+    line = decided_line([attempt], 3)
+    assert line == "decided: no assertion (the test stopped before its first one was decided)"

@@ -40,6 +40,8 @@ async def test_a_slow_record_still_fills_the_list_and_new_rows_leave_the_cursor_
     monkeypatch.setattr(records, "run_rows", slow)
     app = make_app(fixed_db, workdir=".", operator="rel-eng", poll_interval=1.0)
     async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "Reading the record" in screen_text(app) and "No runs yet" not in screen_text(app)
         await wait_for(pilot, lambda: RUN in screen_text(app), 20, "the runs to be listed")
         table = app.screen.query_one("#runs", DataTable)
         table.move_cursor(row=table.get_row_index(RUN))

@@ -66,6 +66,7 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         self.marks: dict[str, RunMark] = {}
         self.chosen: str | None = None          # the run the cursor is on: it stays on it when rows arrive
         self.reading = False                    # a refresh is reading the record
+        self.loaded = False                     # the record has been read once: an empty list means no runs
         self.stale = False                      # something changed while it read: read again when it is done
 
     def compose(self) -> ComposeResult:
@@ -77,7 +78,7 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         for label, width in COLUMNS:
             table.add_column(label, width=width)
         yield table
-        yield Static("", id="runs-summary")
+        yield Static("Reading the record…", id="runs-summary")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -98,7 +99,7 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         self.load("runs", load_runs, dict(self.marks))
 
     def show_runs(self, data: tuple[list[RunRow], dict[str, RunMark]]) -> None:
-        self.reading = False
+        self.reading, self.loaded = False, True
         self.rows, marks = data
         self.marks = {} if self.stale else marks
         self._fill()
@@ -146,7 +147,9 @@ class RunsScreen(RecordScreen, inherit_bindings=False):
         waiting = sum(bool(m.waiting) and not m.altered for m in self.marks.values())
         notes = ([f"[b red]{altered} ALTERED[/]"] if altered else []) + \
                 ([f"[b yellow]{waiting} waiting for a sign-off[/]"] if waiting else [])
-        if not self.rows:
+        if not self.rows and not self.loaded:
+            text = f"Reading the record {escape(str(self.app.db_path))}…"
+        elif not self.rows:
             text = "No runs yet. Press n to build a manifest and launch a run, or o to open a manifest file."
         else:
             text = " · ".join([f"{shown} in {escape(str(self.app.db_path))}"] + notes) + self._about(visible)
