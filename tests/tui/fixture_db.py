@@ -125,16 +125,22 @@ def alter(path: Path) -> None:
     con.close()
 
 
+def run_row(manifest_id: str, run_id: str, at: str, status: str, name: str, policy: str, model: str) -> dict:
+    """A fixture run's row: gVisor, the pinned image, every probe and preflight check passed, 8/8 references."""
+    return {"run_id": run_id, "manifest_id": manifest_id, "name": name, "status": status,
+            "created_at": at, "started_at": at, "finished_at": at, "operator": "rel-eng",
+            "policy": policy, "model": model, "runtime": "runsc",
+            "image": "passgate-sandbox:bookworm-py311", "image_digest": DIGEST, "worker_sha256": "0" * 64,
+            "limits_json": json.dumps({"cpu_s": 3.0, "memory_mb": 1024}), "probe_json": _checks(PROBE_CHECKS),
+            "preflight_json": _checks(PREFLIGHT_CHECKS),
+            "selfcheck_json": json.dumps({"ran": True, "references": 8, "passed": 8, "failed": []}),
+            "passgate_version": "0.1.0"}
+
+
 def _run(store: Store, manifest_id: str, run_id: str, at: str, status: str, outcomes: dict,
          decided: int | None = None) -> None:
-    store.create_run({"run_id": run_id, "manifest_id": manifest_id, "name": "snapshot-fixture", "status": status,
-                      "created_at": at, "started_at": at, "finished_at": at, "operator": "rel-eng",
-                      "policy": "benchmark-regression.yaml", "model": "fixture-model-7b", "runtime": "runsc",
-                      "image": "passgate-sandbox:bookworm-py311", "image_digest": DIGEST, "worker_sha256": "0" * 64,
-                      "limits_json": json.dumps({"cpu_s": 3.0, "memory_mb": 1024}), "probe_json": _checks(PROBE_CHECKS),
-                      "preflight_json": _checks(PREFLIGHT_CHECKS),
-                      "selfcheck_json": json.dumps({"ran": True, "references": 8, "passed": 8, "failed": []}),
-                      "passgate_version": "0.1.0"})
+    store.create_run(run_row(manifest_id, run_id, at, status, "snapshot-fixture", "benchmark-regression.yaml",
+                             "fixture-model-7b"))
     store.save_tasks(run_id, [{"task_id": tid, "position": i, "slice": sl, "set_id": sl, "set_sha256": "0" * 64,
                                "set_revision": "fixture", "exposure": "public", "tags_json": "[]",
                                "prompt": f"def {entry}(*args):\n", "entry_point": entry, "candidate_preamble": "",

@@ -5,13 +5,12 @@ slices, two candidates each with streamed timings, and a suggestion log on the c
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from passgate.core.manifest import parse_manifest
 from passgate.core.record.store import Store
 
-from .fixture_db import DIGEST, PREFLIGHT_CHECKS, PROBE_CHECKS, _checks
+from .fixture_db import DIGEST, run_row
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MANIFEST = FIXTURES / "edits-manifest.yaml"
@@ -44,14 +43,8 @@ def build(path: str | Path) -> Path:
 
 
 def _run(store: Store, manifest_id: str, run_id: str, at: str, slow: float) -> None:
-    store.create_run({"run_id": run_id, "manifest_id": manifest_id, "name": "edits-fixture", "status": "completed",
-                      "created_at": at, "started_at": at, "finished_at": at, "operator": "rel-eng",
-                      "policy": "code-completion", "model": "fixture-coder-1b", "runtime": "runsc",
-                      "image": "passgate-sandbox:bookworm-py311", "image_digest": DIGEST, "worker_sha256": "0" * 64,
-                      "limits_json": json.dumps({"cpu_s": 3.0, "memory_mb": 1024}), "probe_json": _checks(PROBE_CHECKS),
-                      "preflight_json": _checks(PREFLIGHT_CHECKS),
-                      "selfcheck_json": json.dumps({"ran": True, "references": 8, "passed": 8, "failed": []}),
-                      "passgate_version": "0.1.0"})
+    store.create_run(run_row(manifest_id, run_id, at, "completed", "edits-fixture", "code-completion",
+                             "fixture-coder-1b"))
     store.save_tasks(run_id, [{"task_id": f"edit/{i}", "position": i, "slice": sl, "set_id": "humaneval-infilling",
                                "set_sha256": "0" * 64, "set_revision": "88062ff", "exposure": "public",
                                "tags_json": "[]", "prompt": before, "entry_point": before[4:before.index("(")],
