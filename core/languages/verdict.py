@@ -31,24 +31,49 @@ def grade_outside(split: SplitTest, report: bytes, *, exit_status: int | None) -
             return Verdict(False, "missing_report", f"no report for assertion {k + 1} of {len(sites)} "
                            f"(line {site.line}: {site.source}); {why}, exit status {exit_status}", k)
         try:
-            record = parse_line(lines[k])
-            if record.get("s") != k or "v" not in record:
-                return Verdict(False, "bad_report", f"report {k + 1} is not assertion {k + 1}: "
-                               f"{lines[k][:80]!r}", k)
-            actual = decode(record["v"])
-        except (WireError, AttributeError) as exc:
-            return Verdict(False, "bad_report", str(exc), k)
-        if not matches(actual, site.expected, site.compare):
-            return Verdict(False, "wrong_answer", f"line {site.line}: {site.source}: got {show(actual)}, "
-                           f"expected {show(site.expected)} ({site.compare.describe()})", k)
+            failed = _judge_site(k, site, lines[k])
+        except (RecursionError, OverflowError) as exc:
+            # a value an honest harness can report but no comparison can take (nested past the
+            # recursion limit, an integer past any float at a tolerance): the answer is wrong
+            return Verdict(False, "wrong_answer", f"line {site.line}: {site.source}: the reported value cannot "
+                           f"be compared ({type(exc).__name__})", k)
+        except Exception as exc:  # noqa: BLE001 - the report is the candidate's bytes: whatever else
+            # they make the grader raise (a tag with the wrong body) is the candidate's failure,
+            # never the evaluator's
+            return Verdict(False, "bad_report", f"report {k + 1} cannot be judged "
+                           f"({type(exc).__name__}: {str(exc)[:120]})", k)
+        if failed is not None:
+            return failed
     return _check_end(lines, len(sites), exit_status)
+
+
+def _judge_site(k: int, site, line: bytes) -> Verdict | None:
+    """The failure of site `k` from its report line, or None when it matches."""
+    try:
+        record = parse_line(line)
+        if not isinstance(record, dict) or record.get("s") != k or "v" not in record:
+            return Verdict(False, "bad_report", f"report {k + 1} is not assertion {k + 1}: {line[:80]!r}", k)
+        actual = decode(record["v"])
+    except WireError as exc:
+        return Verdict(False, "bad_report", str(exc), k)
+    if matches(actual, site.expected, site.compare):
+        return None
+    return Verdict(False, "wrong_answer", f"line {site.line}: {site.source}: got {_shown(actual)}, "
+                   f"expected {show(site.expected)} ({site.compare.describe()})", k)
+
+
+def _shown(value) -> str:
+    try:
+        return show(value)
+    except Exception:  # noqa: BLE001 - a value too deep to print is still a wrong answer
+        return "a value too deep to show"
 
 
 def _check_end(lines: list[bytes], n_sites: int, exit_status: int | None) -> Verdict:
     rest = lines[n_sites:]
     try:
         ended = len(rest) == 1 and parse_line(rest[0]) == {"end": n_sites}
-    except WireError:
+    except Exception:  # noqa: BLE001 - the candidate's bytes; anything unreadable is no end marker
         ended = False
     if not ended:
         what = "no end marker" if not rest else f"unexpected report after the last assertion: {rest[0][:80]!r}"

@@ -18,6 +18,10 @@ CASES = (
                 "  return true;\n}\nconst fs = require('fs');\n"
                 "for (let i = 0; i < 7; i++) fs.writeSync(3, JSON.stringify({s: i, v: true}) + '\\n');\n"
                 "fs.writeSync(3, JSON.stringify({end: 7}) + '\\n'); process.exit(0);\n"),
+    HostileCase("unjudgeable_report_lines", TASK,
+                "  return true;\n}\nconst fs = require('fs');\n"
+                "fs.writeSync(3, '{\"s\":0,\"v\":{\"f\":[1]}}\\n' + '['.repeat(5000) + ']'.repeat(5000) + '\\n');\n"
+                "process.exit(0);\n"),
     HostileCase("patched_console_assert", TASK, "  return false;\n}\nconsole.assert = () => {};\n"),
     HostileCase("patched_json_stringify", "JavaScript/1",
                 "  return [];\n};\nJSON.stringify = () => '\"same\"';\n"),
