@@ -21,6 +21,7 @@ from ..sandbox.boundary import failed, probe_checks
 from ..sandbox.docker_runner import docker_client, remove_stale
 from ..sandbox.runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost
 from .grading import LanguageGrader
+from .known_good import known_good_request
 from .registry import spec_for
 from .sandbox import LanguageContainer, supervisor_source
 
@@ -71,6 +72,10 @@ class LanguageWorker(Worker):
             self.close()                  # the container is gone (or unusable): the next request opens one
             raise
         return replace(result, node=self.node, container_id=container.container_id)
+
+    def known_good(self, like: EvalRequest) -> EvalRequest:
+        """The known-good candidate in the language of the candidate that lost its sandbox."""
+        return known_good_request(self.grader.language_of(like), like.limits, max(120.0, float(like.timeout_s)))
 
     def probe(self, limits: Mapping, *, timeout: float) -> dict:
         """The self-probe in every language image of the run; the most open one is the run's."""

@@ -201,7 +201,7 @@ class _Pool:
             worker.close()
             # the record must say whose failure this was: a known-good candidate in a fresh sandbox
             exc.probe_passed, exc.probe_detail = evaluator_sound(
-                lambda: new_worker_patiently(self.runner, self.stop, PROBE_PATIENCE_S), request.limits)
+                lambda: new_worker_patiently(self.runner, self.stop, PROBE_PATIENCE_S), request)
             return None, exc
         except BaseException as exc:  # anything else is an evaluator fault, never the model's
             worker.close()

@@ -7,7 +7,7 @@ its sandbox down is answerable for it (twice: `sandbox_crash`, counted like any 
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable
 
 from passgate.core.sandbox.runner import EvalRequest, TaskSpec, Worker, WorkerLost
 
@@ -17,14 +17,16 @@ KNOWN_GOOD = "def add(a, b):\n    return a + b\n"
 PROBE_PATIENCE_S = 60.0
 
 
-def evaluator_sound(fresh_worker: Callable[[], Worker], limits: Mapping) -> tuple[bool, str]:
-    """(True, why) when a known-good candidate passes in a fresh sandbox (`fresh_worker()` starts one)."""
+def evaluator_sound(fresh_worker: Callable[[], Worker], lost: EvalRequest) -> tuple[bool, str]:
+    """(True, why) when a known-good candidate passes in a fresh sandbox (`fresh_worker()` starts
+    one) of the kind `lost` ran in: the Python known-good, or the worker's own for its language."""
     try:
         worker = fresh_worker()
     except Exception as exc:  # noqa: BLE001 - whatever stops a fresh sandbox, the evaluator is not sound
         return False, f"no fresh sandbox started for a known-good probe ({type(exc).__name__}: {str(exc)[:200]})"
     try:
-        res = worker.evaluate(EvalRequest(KNOWN_GOOD_TASK, KNOWN_GOOD, limits, timeout_s=120))
+        request = worker.known_good(lost) or EvalRequest(KNOWN_GOOD_TASK, KNOWN_GOOD, lost.limits, timeout_s=120)
+        res = worker.evaluate(request)
     except WorkerLost as exc:
         return False, f"a known-good probe lost its fresh sandbox too ({str(exc)[:200]})"
     finally:

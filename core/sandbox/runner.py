@@ -267,6 +267,11 @@ class Worker(abc.ABC):
         Raises WorkerLost as `evaluate` does.
         """
 
+    def known_good(self, like: EvalRequest) -> EvalRequest | None:
+        """A request that a sound evaluator passes on this worker, in the same kind of sandbox as
+        `like` (which lost its sandbox); None for the engine's own known-good Python candidate."""
+        return None
+
     @abc.abstractmethod
     def inspect(self) -> dict:
         """The effective sandbox configuration as the engine reports it (for preflight).
