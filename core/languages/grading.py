@@ -21,7 +21,8 @@ from .registry import spec_for
 from .spec import Integrity, LanguageSpec, Program, SplitTest, TestInput
 from .verdict import Verdict, first_compile_error, grade
 
-LANGUAGE_PROTOCOL = 1          # the supervisor's protocol and this module's reading of it
+LANGUAGE_PROTOCOL = 2          # the supervisor's protocol and this module's reading of it (2: per-stream
+                               # truncation, JavaScript bigints, unjudgeable reports as failures)
 REPORT_CAP_KB = 16384          # report bytes beyond this end the program (output_exceeded)
 # processes (threads count) a compile step may run: compilers are multi-threaded (the go command runs
 # several Go programs at once); the candidate's own code runs only in the run step, under `nproc`
@@ -176,12 +177,27 @@ def judge(split: SplitTest, reply: Mapping, in_process_passes=None) -> SuiteResu
     verdict = grade(split, report, exit_status=status, output_tail=run.get("stderr") or "")
     if split.integrity is Integrity.IN_PROCESS and in_process_passes is not None and verdict.passed:
         stderr = (run.get("stderr_head") or "") + (run.get("stderr") or "")
+        cut = _cut_streams(run, getattr(in_process_passes, "reads", ("stdout", "stderr")))
         if not in_process_passes(status, run.get("stdout") or "", stderr):
             verdict = Verdict(False, "test_failed", f"exit status {status}, but the dataset's rule fails it: "
                               f"{_last_line(stderr) or _last_line(run.get('stdout') or '')}", integrity=split.integrity)
+        elif cut:      # the telling text may be in what was dropped: fail closed
+            verdict = Verdict(False, "test_failed", f"exit status {status}, but its {' and '.join(cut)} exceeded "
+                              "what is kept, so the dataset's rule on its output could not be applied",
+                              integrity=split.integrity)
     if verdict.passed:
         return SuiteResult("passed", cpu_s=cpu)
     return _failure(split, verdict, run, status, cpu)
+
+
+def _cut_streams(run: Mapping, reads) -> list[str]:
+    """The streams among `reads` of which the supervisor kept only a part ("stdout (123456 bytes)").
+    A reply without the per-stream flags is judged by its byte count against the text it carries."""
+    if not any(f"{name}_truncated" in run for name in ("stdout", "stderr")):
+        kept = sum(len((run.get(name) or "").encode("utf-8", "replace")) for name in ("stdout", "stderr"))
+        return [f"output ({run['out_bytes']} bytes)"] if int(run.get("out_bytes") or 0) > kept else []
+    return [f"{name} ({run.get(f'{name}_bytes', '?')} bytes)" for name in reads
+            if run.get(f"{name}_truncated", True)]
 
 
 def _failure(split: SplitTest, verdict: Verdict, run: Mapping, status: int, cpu: float) -> SuiteResult:

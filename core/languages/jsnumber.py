@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 
-from .values import UNDEFINED, Char, Opaque, Record, Tuple
+from .values import UNDEFINED, BigInt, Char, Opaque, Record, Tuple
 
 
 def js_number_str(x: float) -> str:
@@ -41,8 +41,15 @@ def _shortest_digits(x: float) -> tuple[str, int]:
     return digits.rstrip("0") or "0", exp
 
 
+class JsTypeError(Exception):
+    """Where JavaScript throws a TypeError: JSON.stringify of a bigint."""
+
+
 def js_json_stringify(value, *, in_array: bool = False) -> str | None:
-    """JSON.stringify of a value in the model (None where JavaScript returns undefined)."""
+    """JSON.stringify of a value in the model (None where JavaScript returns undefined); raises
+    JsTypeError where JavaScript throws."""
+    if isinstance(value, BigInt):
+        raise JsTypeError("Do not know how to serialize a BigInt")
     if value is UNDEFINED or isinstance(value, Opaque):
         return "null" if in_array else None
     if value is None:

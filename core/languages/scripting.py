@@ -8,6 +8,9 @@ compile step where there is one, the run command.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from .toolchain import Toolchain
 from .spec import LanguageSpec, Program, SourceFile, SplitTest, TestInput
 from .splitting import in_process
@@ -17,6 +20,19 @@ REASON = "tests of this language are not split yet: the original program decides
 
 def _split(test: TestInput) -> SplitTest:
     return in_process(test.test, REASON)
+
+
+@dataclass(frozen=True)
+class OutputRule:
+    """A dataset's rule that reads the program's output as well as its exit status. `reads` names
+    the streams it looks at: when the supervisor kept only part of one, the rule cannot be applied
+    and the grader fails the program (grading.judge)."""
+
+    reads: tuple[str, ...]                            # "stdout", "stderr"
+    passes: Callable[[int | None, str, str], bool]    # (exit status, stdout, stderr) -> passed
+
+    def __call__(self, status: int | None, out: str, err: str) -> bool:
+        return self.passes(status, out, err)
 
 
 def _no_runtime() -> str:
@@ -47,12 +63,13 @@ PHP = _language("php", "PHP", ("php-cli",), "main.php", ("php", "main.php"),
 # prints ERROR; rackunit reports a failed check on stderr and exits 0, so Racket fails on any stderr
 PERL = _language("pl", "Perl", ("perl", "libtest-deep-perl"), "main.pl", ("perl", "main.pl"),
                  fence_tags=("perl", "pl"), stop_tokens=("\nsub", "\n#", "\n\n"),
-                 passes=lambda status, out, err: status == 0 and "ERROR" not in out + err)
+                 passes=OutputRule(("stdout", "stderr"),
+                                   lambda status, out, err: status == 0 and "ERROR" not in out + err))
 R = _language("r", "R", ("r-base-core",), "main.r", ("Rscript", "main.r"), fence_tags=("r",),
               stop_tokens=("\n#", "\n```"))
 RACKET = _language("rkt", "Racket", ("racket",), "main.rkt", ("racket", "main.rkt"), fence_tags=("racket", "rkt"),
                    stop_tokens=("\n(define ", "\n#|", "\n;", "\n("),
-                   passes=lambda status, out, err: status == 0 and not err.strip())
+                   passes=OutputRule(("stderr",), lambda status, out, err: status == 0 and not err.strip()))
 D = _language("d", "D", ("gdc",), "main.d", ("./main",), ("gdc", "-funittest", "-o", "main", "main.d"),
               fence_tags=("d",), stop_tokens=("\n\n", "\nvoid", "\nbool", "\nint"))
 # Mono's Debug.Assert reports a failure only to a trace listener and carries on (exit 0): MultiPL-E's
@@ -61,8 +78,8 @@ CSHARP = _language("cs", "C#", ("mono-mcs", "mono-runtime", "libmono-system-nume
                    ("mono", "main.exe"), ("mcs", "-d:DEBUG", "-r:System.Numerics.dll", "-out:main.exe", "main.cs"),
                    fence_tags=("csharp", "cs", "c#"), stop_tokens=("\n    }\n",), rlimit_as=False,
                    env=(("MONO_TRACE_LISTENER", "Console.Error"),),
-                   passes=lambda status, out, err: status == 0 and "DefaultTraceListener.Fail" not in err
-                   and "Unhandled Exception" not in err)
+                   passes=OutputRule(("stderr",), lambda status, out, err: status == 0
+                                     and "DefaultTraceListener.Fail" not in err and "Unhandled Exception" not in err))
 SCALA = _language("scala", "Scala", ("scala",), "main.scala", ("scala", "-J-Xss64m", "Problem"),
                   ("scalac", "main.scala"), fence_tags=("scala",), stop_tokens=("\n    }\n",), rlimit_as=False)
 

@@ -313,6 +313,10 @@ class Step:
         result = {"name": self.step.get("name", ""), "status": code, "signal": sig, "cpu_s": round(cpu, 4),
                   "wall_s": round(wall, 4), "timed_out": timed_out, "output_exceeded": exceeded,
                   "out_bytes": counts["stdout"] + counts["stderr"], "report_bytes": counts.get("report", 0),
+                  # what was written against what was kept: a rule that reads the output needs all of it
+                  "stdout_bytes": counts["stdout"], "stderr_bytes": counts["stderr"],
+                  "stdout_truncated": counts["stdout"] > len(data["stdout"]),
+                  "stderr_truncated": counts["stderr"] > len(data["stderr"]),
                   "maxrss_kb": int(rusage.ru_maxrss) if rusage is not None else 0,
                   "stdout": bytes(data["stdout"]).decode("utf-8", "replace"),
                   "stderr": bytes(data["stderr"]).decode("utf-8", "replace"),

@@ -67,6 +67,14 @@ class Float32(float):
     """A Rust f32: compared with a literal at f32 precision, as the literal takes its type."""
 
 
+class BigInt(int):
+    """A JavaScript bigint: a number of its own type, never `===` a Number, and no operand of
+    Number arithmetic or of JSON.stringify (both throw a TypeError in JavaScript)."""
+
+    def __repr__(self) -> str:
+        return f"{int(self)}n"
+
+
 class _Undefined:
     __slots__ = ()
 
@@ -122,7 +130,9 @@ def _decode_tagged(tag: str, body):
     if tag == "x":
         return Opaque(str(body)[:80])
     if tag == "big":
-        return int(body)
+        if not isinstance(body, str):
+            raise WireError(f"not a bigint: {str(body)[:40]}")
+        return BigInt(body)
     raise WireError(f"unknown value tag {tag!r}")
 
 
