@@ -92,7 +92,7 @@ class NoSandbox(Exception):
 
 def engine_patience_s(runner: Runner) -> float:
     """The patience, on top of one start attempt of the runner (a Ray node may take minutes to start one)."""
-    return ENGINE_PATIENCE_S + float(getattr(runner, "start_timeout_s", 0.0))
+    return ENGINE_PATIENCE_S + float(runner.start_timeout_s)
 
 
 def new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: float | None = None):
@@ -118,7 +118,7 @@ def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], request_of: Calla
     candidates, turned into jobs by `on_feed`) until it yields None.
     """
     # a multi-node runner says how many workers keep all its nodes busy
-    slots = getattr(runner, "concurrency", None) or ctx.manifest.execution.workers
+    slots = runner.concurrency or ctx.manifest.execution.workers
     n = max(1, min(workers or slots, len(jobs) or 1))
     if feed is not None:
         n = max(n, workers or slots)

@@ -180,16 +180,14 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
 def _check_allowlist(runner: Runner, manifest: Manifest) -> str:
     """A manifest with `execution.packages` runs only on the derived image that holds exactly them."""
     ex = manifest.execution
-    client = getattr(runner, "client", None)
-    if not ex.packages or client is None:
+    if not ex.packages:
         return ""
-    from passgate.core.sandbox.packages import check_allowlist_image
-    return check_allowlist_image(client, ex.image, ex.packages, ex.base_image_digest)
+    return runner.check_package_image(ex.image, ex.packages, ex.base_image_digest)
 
 
 def _runner_events(store: Store, run_id: str, runner: Runner) -> None:
     """A runner with many nodes reports which it accepted, refused or lost; the engine records it."""
-    for kind, message in getattr(runner, "drain_events", lambda: [])():
+    for kind, message in runner.drain_events():
         store.event(run_id, kind, message)
 
 

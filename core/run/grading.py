@@ -44,7 +44,7 @@ class GradingSession:
         self.done = 0
         self.t_start = time.monotonic()
         self.started_done = 0
-        self.confirms = bool(getattr(runner, "measures_host_cpu", False))   # the runner reports real CPU
+        self.confirms = bool(runner.measures_host_cpu)   # the runner reports real CPU
         self.phase = "grade"                # recheck once only timeouts re-run alone are left
 
     # ---- the run --------------------------------------------------------------------
@@ -74,7 +74,7 @@ class GradingSession:
             self.phase = "recheck"
             self._progress("recheck", message=f"re-running {len(batch)} timeouts alone")
             # alone: one re-check per core the host can give a whole container, nothing else running
-            slots = max(1, int(getattr(self.runner, "recheck_slots", 1)))
+            slots = max(1, int(self.runner.recheck_slots))
             for _ in dispatch(self.ctx, self.runner, batch, self._request_of, on_result=self._handle, workers=slots):
                 pass
         self.store.update_run(self.ctx.run_id, progress_json=json.dumps(

@@ -362,6 +362,10 @@ class DockerRunner(Runner):
         """Whether each result carries the container's real CPU (so a timeout can be confirmed)."""
         return cgroups.cpu_readable()
 
+    def check_package_image(self, image: str, packages, base_digest: str) -> str:
+        from .packages import check_allowlist_image
+        return check_allowlist_image(self.client, image, packages, base_digest)
+
     def image_digest(self) -> str:
         import docker
         try:

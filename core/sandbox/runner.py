@@ -290,7 +290,37 @@ class Worker(abc.ABC):
 
 
 class Runner(abc.ABC):
-    """Creates workers and reports what it runs."""
+    """Creates workers and reports what it runs.
+
+    Beside the abstract methods, every runner answers what the engine asks of it; the defaults are
+    those of one host that reports no host CPU and has no events of its own.
+    """
+
+    start_timeout_s: float = 0.0        # how long starting one worker may take, beyond the engine's patience
+
+    @property
+    def concurrency(self) -> int | None:
+        """Workers that keep every sandbox busy, when the runner knows better than the manifest."""
+        return None
+
+    @property
+    def recheck_slots(self) -> int:
+        """Timeout re-checks that can run at once, each with a core to itself."""
+        return 1
+
+    @property
+    def measures_host_cpu(self) -> bool:
+        """Whether each result carries the sandbox's real CPU, so that a timeout can be confirmed."""
+        return False
+
+    def drain_events(self) -> list[tuple[str, str]]:
+        """(kind, message) lines for the run's log since the last call (nodes accepted, refused, lost)."""
+        return []
+
+    def check_package_image(self, image: str, packages, base_digest: str) -> str:
+        """Confirm `image` holds exactly the manifest's allowed packages on the pinned base; returns
+        what was checked, or "" when this runner cannot see the image."""
+        return ""
 
     @abc.abstractmethod
     def check(self, expected_digest: str | None = None) -> RunnerInfo:
