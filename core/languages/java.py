@@ -14,7 +14,7 @@ from .compare import Compare
 from .toolchain import Toolchain
 from .literals import LiteralError, LiteralSyntax, number, read_literal
 from .runtimes import java as java_runtime
-from .scan import Dialect, find_calls, find_top, matching, split_top, strip_parens, tokenize
+from .scan import Dialect, find_calls, find_top, line_of, matching, split_top, strip_parens, tokenize
 from .spec import REPORT_FD, LanguageSpec, Program, SourceFile, SplitTest, TestInput
 from .splitting import Assertion, Cut, Unsplittable, actual_call, in_process, split_calls, wrapped_call
 from .values import Map, Opt, SetOf, Tuple
@@ -180,26 +180,98 @@ def _finish(text: str, n_sites: int) -> str:
     return text[:close] + f"__PgReport.end({n_sites});\n" + text[close:] + "\n" + runtime()
 
 
-def _correct_list_elements(tokens) -> list[Assertion]:
-    """The conditions of HumanEval-X's `List<Boolean> correct = Arrays.asList(...)`, as ranges."""
+def _correct_list(tokens) -> tuple[list[Assertion], tuple[int, int]] | None:
+    """The conditions of HumanEval-X's `List<Boolean> correct = Arrays.asList(...)`, as ranges, and
+    the token range of that assignment (from `correct` to its `;`)."""
     for start, open_at, close_at in find_calls(tokens, ("Arrays", ".", "asList")):
         if start >= 2 and tokens[start - 1].text == "=" and tokens[start - 2].text == "correct":
-            return [Assertion(a, a, b - 1) for a, b in split_top(tokens, open_at + 1, close_at, ",")]
-    return []
+            end = close_at + 1 + (close_at + 1 < len(tokens) and tokens[close_at + 1].text == ";")
+            return [Assertion(a, a, b - 1) for a, b in split_top(tokens, open_at + 1, close_at, ",")], (start - 2, end)
+    return None
+
+
+# HumanEval-X's one check of the list, and its construction of the receiver: the only places
+# besides the list where the split test may name `correct`, `s` or an exception
+_CHECK = ("if", "(", "correct", ".", "contains", "(", "false", ")", ")")
+_THROW = ("throw", "new", "AssertionError", "(", ")", ";")
+_RECEIVER = ("Solution", "s", "=", "new", "Solution", "(", ")", ";")
+# anything that can fail the test outside its sites: a statement, or a word of a call that checks
+CHECK_WORDS = frozenset(("if", "switch", "case", "try", "catch", "finally", "throw", "assert"))
+CHECK_FRAGMENTS = ("assert", "throw", "error", "exit", "halt", "fail", "check", "verify", "expect", "require")
+
+
+def _at(tokens, k: int, texts: tuple[str, ...]) -> bool:
+    return tuple(t.text for t in tokens[k:k + len(texts)]) == texts
+
+
+def _standard_check(tokens) -> tuple[int, int] | None:
+    """`if (correct.contains(false)) { throw new AssertionError(); }` (braces optional)."""
+    for k in range(len(tokens)):
+        if _at(tokens, k, _CHECK):
+            j = k + len(_CHECK)
+            braced = j < len(tokens) and tokens[j].text == "{"
+            j += braced
+            if not _at(tokens, j, _THROW):
+                return None
+            j += len(_THROW)
+            if braced:
+                if j >= len(tokens) or tokens[j].text != "}":
+                    return None
+                j += 1
+            return k, j
+    return None
+
+
+def _unsplit_checks(src: str, tokens, covered: list[tuple[int, int]], receivers: tuple[str, ...] = ()) -> None:
+    """Raise Unsplittable when the test holds a check outside the ranges that became sites (and the
+    recognised list check): Java/44 and 53 throw from a loop after the list, Java/151 ends with
+    `assert s.doubleTheDifference(lst) == odd_sum;`. Graded outside, such a test would drop that
+    check: a candidate right on the sites and wrong there would pass. With `receivers`, the test
+    may not call the function under test anywhere else either."""
+    skip = [False] * len(tokens)
+    for lo, hi in covered:
+        skip[lo:hi] = [True] * (hi - lo)
+    if receivers:
+        for k in range(len(tokens)):
+            if _at(tokens, k, _RECEIVER) and not skip[k]:
+                skip[k:k + len(_RECEIVER)] = [True] * len(_RECEIVER)
+                break
+    for k, tok in enumerate(tokens):
+        if tok.text == "throws":          # `main(...) throws NoSuchAlgorithmException {` (Java/162) declares
+            j = k + 1
+            while j < len(tokens) and tokens[j].text not in ("{", ";"):
+                skip[j] = True
+                j += 1
+            continue
+        if skip[k] or tok.kind != "ident":
+            continue
+        word = tok.text.lower()
+        if tok.text in CHECK_WORDS or any(f in word for f in CHECK_FRAGMENTS) or tok.text == "correct" \
+                or (tok.text in receivers and k + 1 < len(tokens) and tokens[k + 1].text in (".", "::")):
+            raise Unsplittable(f"line {line_of(src, tok.start)}: the test checks more than its sites "
+                               f"(`{tok.text}` outside them)")
 
 
 def split_test(test: TestInput) -> SplitTest:
     src = test.test
     tokens = tokenize(src, DIALECT)
     if test.dataset == "humaneval-x":
-        sites = _correct_list_elements(tokens)
-        if not sites:
+        found = _correct_list(tokens)
+        if not found:
             raise Unsplittable("the test throws from its own checks instead of listing conditions")
-        return split_calls(src, tokens, sites, lambda a: cut_condition(tokens, a.start, a.close_at + 1),
-                           _report, _finish)
+        sites, assignment = found
+        check = _standard_check(tokens)      # Java/151's public test builds the list and never checks it
+        split = split_calls(src, tokens, sites, lambda a: cut_condition(tokens, a.start, a.close_at + 1),
+                            _report, _finish)
+        _unsplit_checks(src, tokens, [assignment] + ([check] if check else []), RECEIVERS)
+        return split
     calls = [Assertion(*c) for c in find_calls(tokens, ("assert",))]
-    return split_calls(src, tokens, calls, lambda a: cut_condition(tokens, a.open_at + 1, a.close_at),
-                       _report, _finish)
+    split = split_calls(src, tokens, calls, lambda a: cut_condition(tokens, a.open_at + 1, a.close_at),
+                        _report, _finish)
+    _unsplit_checks(src, tokens, [(a.start, a.close_at + 1 + (a.close_at + 1 < len(tokens)
+                                                            and tokens[a.close_at + 1].text == ";"))
+                                  for a in calls])
+    return split
 
 
 def split(test: TestInput) -> SplitTest:

@@ -12,7 +12,8 @@ from passgate.core.languages.spec import TestInput as Input
 from tests.languages.measure import DATASETS, HUMANEVAL_X_FILE, humaneval_x
 
 # measured on the shared datasets; a splitter change that loses tasks fails here
-HUMANEVAL_X_OUTSIDE = {"js": 157, "cpp": 156, "java": 160, "go": 158, "rs": 154}
+# (Java/44, 53 and 151 check more than their `correct` list; Go/33 and 37 compare with a test helper)
+HUMANEVAL_X_OUTSIDE = {"js": 157, "cpp": 156, "java": 157, "go": 156, "rs": 154}
 MULTIPLE_OUTSIDE = {"js": 161, "ts": 159, "cpp": 158, "java": 158, "go": 154, "rs": 156, "sh": 158}
 
 
@@ -78,6 +79,81 @@ def test_a_loop_around_an_assertion_keeps_the_test_in_process():
     test = Input("t", "", "for (let i = 0; i < 3; i++) {\n  console.assert(f(i) === 1)\n}\n", dataset="humaneval-x")
     split = SPECS["js"].split(test)
     assert split.integrity is Integrity.IN_PROCESS and "loop" in split.reason
+
+
+def _task(lang: str, task_id: str):
+    return next(task for task in humaneval_x(lang) if task.hidden.task_id == task_id)
+
+
+@pytest.mark.parametrize("task_id, word", [("Java/44", "if"), ("Java/53", "if"), ("Java/151", "assert")])
+def test_a_java_test_that_checks_more_than_its_correct_list_stays_in_process(task_id, word):
+    # 44 and 53 throw from a loop after the list, 151 ends with `assert s.doubleTheDifference(lst) == odd_sum`:
+    # split on the listed sites alone, a candidate wrong only there would pass
+    split = SPECS["java"].split(_task("java", task_id).hidden)
+    assert split.integrity is Integrity.IN_PROCESS and not split.sites
+    assert f"`{word}` outside them" in split.reason
+
+
+def _java_main(body: str) -> str:
+    return ("public class Main {\n    public static void main(String[] args) {\n        Solution s = new Solution();\n"
+            "        List<Boolean> correct = Arrays.asList(\n                s.f(1) == 2,\n"
+            "                Objects.equals(s.g(\"a\"), \"b\")\n        );\n" + body + "    }\n}\n")
+
+
+@pytest.mark.parametrize("body, outside", [
+    ("        if (correct.contains(false)) {\n            throw new AssertionError();\n        }\n", True),
+    ("        if (correct.contains(false)) throw new AssertionError();\n", True),
+    ("        if (correct.contains(false)) {\n            throw new AssertionError();\n        }\n"
+     "        int r = s.f(3);\n", False),                                   # the function called outside a site
+    ("        if (correct.contains(false) || correct.isEmpty()) throw new AssertionError();\n", False),
+    ("        if (correct.contains(false)) throw new AssertionError();\n        System.exit(s.f(0) == 1 ? 0 : 1);\n",
+     False),
+    ("        if (correct.contains(false)) throw new AssertionError();\n"
+     "        for (int i = 0; i < 3; i++) { assert s.f(i) == i + 1; }\n", False),
+])
+def test_a_java_correct_list_splits_only_when_nothing_else_checks(body, outside):
+    split = SPECS["java"].split(Input("t", "", _java_main(body), dataset="humaneval-x"))
+    assert (split.integrity is Integrity.OUTSIDE) is outside, split.reason
+    if outside:
+        assert [s.expected for s in split.sites] == [2, "b"]
+
+
+def test_a_multipl_e_java_assert_without_parentheses_keeps_the_test_in_process():
+    test = ("    }\n    public static void main(String[] args) {\n    assert(f((1)) == (2));\n"
+            "    assert f((2)) == (3);\n    }\n\n}\n")
+    split = SPECS["java"].split(Input("t", "", test, dataset="multipl-e"))
+    assert split.integrity is Integrity.IN_PROCESS and "`assert` outside them" in split.reason
+
+
+@pytest.mark.parametrize("suite", ["hidden", "public"])
+@pytest.mark.parametrize("task_id", ["Go/33", "Go/37"])
+def test_a_go_comparison_through_a_test_helper_never_reports_the_helper(task_id, suite):
+    # `assert.Equal(true, same([]int{1, 2, 3}, SortThird(...)))`: reporting `same(...)` would put the
+    # expected slice in the candidate's process; `same` is also a prefix check, not equality, so the
+    # test stays in-process rather than being split as an equality of SortThird's value
+    split = SPECS["go"].split(getattr(_task("go", task_id), suite))
+    assert split.integrity is Integrity.IN_PROCESS and not split.sites
+    assert "`same`, a helper the test defines" in split.reason
+
+
+def test_a_helper_the_test_defines_is_never_the_reported_call():
+    go = ("func TestF(t *testing.T) {\n    assert := assert.New(t)\n    check := func(a []int, b []int) bool { return true }\n"
+          "    alias := check\n    assert.Equal(true, alias([]int{1}, F([]int{1})))\n}\n")
+    split = SPECS["go"].split(Input("t", "", go, dataset="humaneval-x"))
+    assert split.integrity is Integrity.IN_PROCESS and "a helper the test defines" in split.reason
+    js = "const same = (a, b) => a.length === b.length\nconsole.assert(same([1, 2], f([2, 1])))\n"
+    split = SPECS["js"].split(Input("t", "", js, dataset="humaneval-x"))
+    assert split.integrity is Integrity.IN_PROCESS and "a helper the test defines" in split.reason
+    cpp = ("bool same(vector<int> a, vector<int> b) { return a == b; }\nint main() {\n"
+           "    assert (same({1, 2}, f({2, 1})));\n}\n")
+    split = SPECS["cpp"].split(Input("t", "", cpp, dataset="humaneval-x"))
+    assert split.integrity is Integrity.IN_PROCESS and "a helper the test defines" in split.reason
+    rs = "fn main() {\n    let same = |a: Vec<i32>, b: Vec<i32>| a == b;\n    assert!(same(vec![1], f(vec![1])));\n}\n"
+    split = SPECS["rs"].split(Input("t", "", rs, dataset="multipl-e"))
+    assert split.integrity is Integrity.IN_PROCESS and "a helper the test defines" in split.reason
+    # MultiPL-E's `let candidate = f;` names the function under test: still split
+    rs_ok = "fn main() {\n    let candidate = f;\n    assert_eq!(candidate(vec![1]), vec![1]);\n}\n"
+    assert SPECS["rs"].split(Input("t", "", rs_ok, dataset="multipl-e")).integrity is Integrity.OUTSIDE
 
 
 def test_language_images_share_the_python_sandboxs_debian_suite():
