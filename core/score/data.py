@@ -209,13 +209,15 @@ def _scan_candidates(conn, run_id: str, rescore: Rescore) -> dict:
 
 
 def _scan_executions(conn, run_id: str, rescore: Rescore) -> dict:
-    """Per task: attempts, wall seconds, CPU microseconds of each attempt that recorded them, and
-    purpose:status:class of every attempt other than an ok grading run."""
+    """Per task: attempts, wall seconds, CPU microseconds of each attempt that recorded them,
+    purpose:status:class of every attempt other than an ok grading run, and the sandbox CPU seconds
+    of every step of every attempt (both suites, a compile step, a cross-check)."""
     cap = " AND candidate_index < ?" if rescore.max_candidates is not None else ""
     sql = f"""
         SELECT task_id, COUNT(*), SUM(wall_s), group_concat(CAST(cpu_s * {_US} AS INTEGER)), COUNT(cpu_s),
                group_concat(CASE WHEN status != 'ok' OR purpose != 'grade'
-                                 THEN purpose || ':' || status || ':' || ifnull(failure_class, '') END)
+                                 THEN purpose || ':' || status || ':' || ifnull(failure_class, '') END),
+               SUM(MAX(ifnull(cpu_total_s, 0), ifnull(cpu_s, 0)))
         FROM executions WHERE run_id = ?{cap}{_NOT_CANARY} GROUP BY task_id"""
     params = [run_id] + ([rescore.max_candidates] if cap else [])
     return {r[0]: r[1:] for r in conn.execute(sql, params)}
@@ -392,6 +394,7 @@ def _fill_executions(recs: RunRecords, ids: list, scan: dict) -> None:
     a = recs.arrays
     a["attempts"] = _column(rows, 0)
     a["wall_s"] = np.array([(r[1] or 0.0) if r else 0.0 for r in rows])
+    a["cpu_total_s"] = np.array([(r[5] or 0.0) if r else 0.0 for r in rows])
     texts = [(r[2] or "") if r is not None else "" for r in rows]
     joined = ",".join(t for t in texts if t)
     times = np.fromstring(joined, sep=",", dtype=np.int64) if joined else np.zeros(0, np.int64)

@@ -132,6 +132,10 @@ def test_a_language_run_grades_every_candidate_as_its_tests_say(language, tmp_pa
     assert row["with_reference"] == (2 if language in HUMANEVAL_X else 0)
     assert row["integrity"]["in_process"]["tasks"] == (1 if language in HUMANEVAL_X else int(language in IN_PROCESS))
     assert row["timing"]["attempts"] == len(executions)
+    # the evaluator's cost holds every step of every attempt: a compiled language's compile steps too
+    steps = [json.loads(e["evidence_json"] or "{}").get("language") or {} for e in store.rows("executions", run_id)]
+    assert report["cost"]["sandbox_cpu_s"] == pytest.approx(
+        sum(s.get("compile_cpu_s", 0) + s.get("run_cpu_s", 0) for s in steps), abs=0.01 * len(steps))
 
     verdict = evaluate_gate(store, run_id)
     (condition,) = [c for c in verdict.conditions if c.name == "language_verdicts"]
