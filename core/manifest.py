@@ -528,6 +528,9 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
     if len(kinds) > 1:
         raise err("a manifest grades Python task sets or sets in other languages (humaneval-x, multipl-e), not both "
                   "in one run; write one manifest for each", "tasks", "sets")
+    if kinds == {True} and m.execution.packages:
+        raise err("execution.packages adds Python packages to the Python sandbox image; humaneval-x and multipl-e "
+                  "programs run in their language's pinned image", "execution", "packages")
     c = m.candidates
     if c.source == "import" and c.import_ is None:
         raise err("candidates.source is import but candidates.import is missing", "candidates", "import")

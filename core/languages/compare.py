@@ -112,6 +112,22 @@ def js_strict_eq(a, e) -> bool:
     return type(a) is type(e) and a == e
 
 
+def _both_nan(a, e) -> bool:
+    return isinstance(a, float) and isinstance(e, float) and math.isnan(a) and math.isnan(e)
+
+
+def js_same_value(a, e) -> bool:
+    """Object.is (assert.strictEqual, and deepStrictEqual on primitives): `===`, except that NaN is
+    NaN and 0 is not -0."""
+    if isinstance(a, float) and isinstance(e, (int, float)) and not isinstance(e, (bool, BigInt)) or \
+            isinstance(e, float) and isinstance(a, (int, float)) and not isinstance(a, (bool, BigInt)):
+        a, e = float(a), float(e)
+        if math.isnan(a) or math.isnan(e):
+            return math.isnan(a) and math.isnan(e)
+        return a == e and math.copysign(1, a) == math.copysign(1, e)
+    return js_strict_eq(a, e)
+
+
 def js_loose_eq(a, e) -> bool:
     """`==` between primitives (the abstract equality comparison)."""
     if (a is None or a is UNDEFINED) and (e is None or e is UNDEFINED):
@@ -182,9 +198,9 @@ def js_deep_eq(a, e, *, strict: bool) -> bool:
                            else js_deep_eq(x, y, strict=strict))
     if isinstance(a, (list, Record, Opaque)) or isinstance(e, (list, Record, Opaque)):
         return False
-    if _is_num(a) and _is_num(e) and math.isnan(a) and math.isnan(e):
+    if _both_nan(a, e):
         return True
-    return js_strict_eq(a, e) if strict else js_loose_eq(a, e)
+    return js_same_value(a, e) if strict else js_loose_eq(a, e)
 
 
 def _holds_bigint(x) -> bool:
@@ -284,6 +300,10 @@ def matches(actual, expected, how: Compare) -> bool:
         return js_strict_eq(actual, expected)
     if rule == "js_loose":
         return js_loose_eq(actual, expected)
+    if rule == "js_same":
+        return js_same_value(actual, expected)
+    if rule == "js_assert_equal":
+        return _both_nan(actual, expected) or js_loose_eq(actual, expected)
     if rule == "js_not_strict":
         return not js_strict_eq(actual, expected)
     if rule == "js_deep":
@@ -298,5 +318,6 @@ def matches(actual, expected, how: Compare) -> bool:
     raise ValueError(f"unknown comparison rule {rule!r}")
 
 
-RULES = ("eq", "ne", "cpp_eq", "go_sprint_v", "java_equals", "java_eq", "java_is_empty", "java_not_empty", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict",
+RULES = ("eq", "ne", "cpp_eq", "go_sprint_v", "java_equals", "java_eq", "java_is_empty", "java_not_empty", "approx", "truthy", "js_strict", "js_loose", "js_not_strict", "js_deep", "js_deep_strict", "js_same",
+         "js_assert_equal",
          "js_json")

@@ -33,8 +33,9 @@ SYNTAX = LiteralSyntax(constants={"true": True, "false": False, "null": None, "u
                        read_number=read_number, comma_operator=True)
 NODE = Toolchain("node", ("nodejs", "node-typescript"))
 EQUALITY = {"===": "js_strict", "==": "js_loose", "!==": "js_not_strict"}
-NODE_ASSERT = {"deepEqual": "js_deep", "deepStrictEqual": "js_deep_strict", "equal": "js_loose",
-               "strictEqual": "js_strict"}
+# node:assert's own rules: `equal` is `==` but NaN equals NaN, `strictEqual` is Object.is
+NODE_ASSERT = {"deepEqual": "js_deep", "deepStrictEqual": "js_deep_strict", "equal": "js_assert_equal",
+               "strictEqual": "js_same"}
 
 RUNTIME = r"""
 const __pg = (() => {

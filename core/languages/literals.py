@@ -72,20 +72,24 @@ def unescape(body: str) -> str:
 def number(text: str):
     """A numeric literal without its type suffix: int or float."""
     t = text.replace("_", "").replace("'", "")
-    if t[:2].lower() == "0x":
-        return int(re.match(r"0[xX][0-9a-fA-F]+", t).group(0), 16)
-    if t[:2].lower() == "0b":
-        return int(re.match(r"0[bB][01]+", t).group(0), 2)
+    radix = re.fullmatch(r"0(?:[xX]([0-9a-fA-F]+)|[bB]([01]+))([a-zA-Z0-9]*)", t)
+    if radix:
+        hexa, binary, suffix = radix.groups()
+        if suffix and suffix.lower() not in _INT_SUFFIXES:     # a JavaScript bigint's `n` among them
+            raise LiteralError(f"unknown number suffix in {text}")
+        return int(hexa, 16) if hexa is not None else int(binary, 2)
     m = re.match(r"(\d*\.?\d*(?:[eE][+-]?\d+)?)([a-zA-Z0-9]*)$", t)
     if not m:
         raise LiteralError(f"not a number: {text}")
     digits, suffix = m.groups()
     is_float = any(c in digits for c in ".eE") or suffix.lower() in ("f", "d", "f32", "f64", "lf", "m")
-    if suffix and suffix.lower() not in ("f", "d", "l", "ll", "u", "ul", "ull", "lu", "llu", "f32", "f64", "i32",
-                                         "i64", "u32", "u64", "usize", "isize", "i8", "u8", "i16", "u16", "i128",
-                                         "m", "lf"):
+    if suffix and suffix.lower() not in (*_INT_SUFFIXES, "f", "d", "f32", "f64", "m", "lf"):
         raise LiteralError(f"unknown number suffix in {text}")
     return float(digits) if is_float else int(digits)
+
+
+_INT_SUFFIXES = ("l", "ll", "u", "ul", "ull", "lu", "llu", "i32", "i64", "u32", "u64", "usize", "isize", "i8", "u8",
+                 "i16", "u16", "i128")
 
 
 class Reader:

@@ -29,6 +29,8 @@ def evaluator_sound(fresh_worker: Callable[[], Worker], lost: EvalRequest) -> tu
         res = worker.evaluate(request)
     except WorkerLost as exc:
         return False, f"a known-good probe lost its fresh sandbox too ({str(exc)[:200]})"
+    except Exception as exc:  # noqa: BLE001 - a probe that cannot even be asked proves nothing sound
+        return False, f"no known-good probe could run ({type(exc).__name__}: {str(exc)[:200]})"
     finally:
         worker.close()
     if res.passed:

@@ -47,3 +47,17 @@ def test_the_known_good_probe_passes_in_a_fresh_sandbox_of_the_language(language
             worker.close()
     finally:
         runner.close()
+
+
+def test_a_probe_for_a_task_the_worker_cannot_read_fails_and_never_raises(docker_client):
+    digest = language_image(docker_client, "js")
+    runner = LanguageRunner(images=[LanguageImage("js", spec_for("js").toolchain.tag, digest)], runtime="runsc",
+                            limits=LIMITS, compile_cpu_s=30.0, run_label="pytest-known-good", client=docker_client)
+    try:
+        from passgate.core.sandbox.runner import TaskSpec
+        lost = EvalRequest(TaskSpec.build("js/unreadable", "assert(1)", "", "not a language header"), "",
+                           limits_for(LIMITS, 3.0), 30.0)
+        sound, why = evaluator_sound(runner.new_worker, lost)
+        assert not sound and "no known-good probe could run" in why
+    finally:
+        runner.close()

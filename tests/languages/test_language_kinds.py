@@ -106,6 +106,13 @@ def test_a_language_set_has_no_import_contract():
         parse_manifest(manifest_text("    - {kind: humaneval-x, language: js, path: x.jsonl.gz, allowed_imports: any}"))
 
 
+def test_a_language_manifest_takes_no_python_packages():
+    text = manifest_text("    - {kind: multipl-e, path: m.jsonl}") + \
+        "execution:\n  packages: ['numpy==1.26.4 --hash=sha256:" + "0" * 64 + "']\n"
+    with pytest.raises(ConfigError, match="execution.packages adds Python packages"):
+        parse_manifest(text)
+
+
 def test_the_worker_s_task_spec_carries_the_language_header_and_both_suites():
     task = load_task_set("humaneval-x", HX / "js" / "humaneval_js.jsonl.gz", language="js",
                          task_ids=["JavaScript/0"]).tasks[0]

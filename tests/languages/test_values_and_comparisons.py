@@ -148,3 +148,45 @@ def test_bigint_equality_agrees_with_node():
         ours = [matches(decode({"big": a}) if r in ("js_strict", "js_loose") else [decode({"big": a})],
                         e if r in ("js_strict", "js_loose") else [e], Compare(r)) for r in rules]
         assert ours == node, (a, e, dict(zip(rules, node)))
+
+
+def test_node_assert_rules_are_node_s_own():
+    nan = math.nan
+    assert matches(nan, nan, Compare("js_same")) and not matches(-0.0, 0, Compare("js_same"))
+    assert matches(nan, nan, Compare("js_assert_equal")) and matches("1", 1, Compare("js_assert_equal"))
+    assert not matches(nan, nan, Compare("js_strict")) and matches(-0.0, 0, Compare("js_strict"))
+    assert not matches([-0.0], [0], Compare("js_deep_strict")) and matches([-0.0], [0], Compare("js_deep"))
+    assert matches([nan], [nan], Compare("js_deep_strict"))
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to compare with")
+def test_node_assert_rules_agree_with_node():
+    pairs = [[0, -0.0], [-0.0, -0.0], ["NaN", "NaN"], [1, 1.0], [1, "1"], [0, False], [None, None], ["a", "a"]]
+    script = ("const assert = require('assert'); const p = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "const v = x => x === 'NaN' ? NaN : (x === '-0' ? -0 : x);"
+              "const ok = f => { try { f(); return true; } catch (e) { return false; } };"
+              "console.log(JSON.stringify(p.map(([a, e]) => [ok(() => assert.strictEqual(v(a), v(e))), "
+              "ok(() => assert.equal(v(a), v(e))), ok(() => assert.deepStrictEqual([v(a)], [v(e)])), "
+              "ok(() => assert.deepEqual([v(a)], [v(e)]))])))")
+    wire = [[("-0" if isinstance(x, float) and x == 0 and math.copysign(1, x) < 0 else x) for x in pair] for pair in pairs]
+    out = subprocess.run(["node", "-e", script], input=json.dumps(wire), capture_output=True, text=True, check=True)
+    model = lambda x: math.nan if x == "NaN" else x    # noqa: E731
+    for (a, e), node in zip(pairs, json.loads(out.stdout)):
+        a, e = model(a), model(e)
+        ours = [matches(a, e, Compare("js_same")), matches(a, e, Compare("js_assert_equal")),
+                matches([a], [e], Compare("js_deep_strict")), matches([a], [e], Compare("js_deep"))]
+        assert ours == node, (a, e, node)
+
+
+def test_a_bigint_past_the_digit_limit_is_compared_as_equal_to_nothing():
+    huge = decode({"big": "9" * 5000})
+    assert not matches(huge, 5, Compare("js_loose")) and not matches(huge, 5, Compare("js_strict"))
+    assert "5000 digits" in repr(huge)
+
+
+def test_a_radix_literal_with_a_bigint_suffix_is_not_a_number():
+    from passgate.core.languages.literals import LiteralError, number
+    assert number("0x10") == 16 and number("0b101") == 5 and number("0xFFul") == 255
+    for text in ("0x10n", "0b101n", "10n"):
+        with pytest.raises(LiteralError):
+            number(text)
