@@ -22,7 +22,7 @@ import sqlite_utils
 from passgate.core.errors import RunNotFound, StoreError
 from passgate.core.model import CANARY_GLOB_SQL
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 CHAINED_TABLES = ("candidates", "executions", "outcomes", "signoffs", "evidence", "scans", "repo_results",
                   "contract_scans", "acceptance")
 # runs-row fields whose values are sealed by an `evidence` row (the runs row itself is mutable)
@@ -254,9 +254,17 @@ def _v9_local_edits(db: sqlite_utils.Database) -> None:
                    f"BEGIN SELECT RAISE(ABORT, 'acceptance rows are append-only'); END")
 
 
+def _v10_cost_index(db: sqlite_utils.Database) -> None:
+    """v10: the report's cost reads every step's CPU (`cpu_total_s`), so the executions' covering
+    index holds it too."""
+    db.execute("DROP INDEX IF EXISTS executions_report")
+    db.execute("CREATE INDEX executions_report ON executions (run_id, task_id, candidate_index, "
+               "wall_s, cpu_s, status, purpose, failure_class, cpu_total_s)")
+
+
 MIGRATIONS = [(1, _create_v1), (2, _v2_evidence), (3, _v3_report_indexes), (4, _v4_fidelity),
               (5, _v5_scans_and_tamper), (6, _v6_repository), (7, _v7_split_tests), (8, _v8_task_contract),
-              (9, _v9_local_edits)]
+              (9, _v9_local_edits), (10, _v10_cost_index)]
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

@@ -100,7 +100,7 @@ def test_a_version_1_file_is_migrated_in_place(tmp_path):
     s.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     s.close()
     s = Store(path)
-    assert s.schema_version() == SCHEMA_VERSION == 9
+    assert s.schema_version() == SCHEMA_VERSION == 10
     assert "evidence" in s.db.table_names() and "cpu_total_s" in s.db["executions"].columns_dict
     indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"outcomes_report", "candidates_report", "executions_report"} <= indexes
@@ -198,7 +198,7 @@ def test_v7_candidates_written_before_it_still_verify_and_suggestion_logs_chain(
     s.append("candidates", [{**row, "candidate_index": 0}])          # hashed over the v6 columns
     s.close()
     s = Store(path)
-    assert s.schema_version() == SCHEMA_VERSION == 9 and "first_token_ms" in s.db["candidates"].columns_dict
+    assert s.schema_version() == SCHEMA_VERSION == 10 and "first_token_ms" in s.db["candidates"].columns_dict
     assert verify_chain(s, "r1") == []
     s.append("candidates", [{**row, "candidate_index": 1, "first_token_ms": 3.5}])
     s.append("acceptance", [{"run_id": "r1", "task_id": "t", "candidate_index": 0, "shown": 1, "accepted": 1,
