@@ -19,7 +19,7 @@ from ..errors import DriftError, SandboxUnavailable
 from ..sandbox import cgroups
 from ..sandbox.boundary import failed, probe_checks
 from ..sandbox.docker_runner import docker_client, remove_stale
-from ..sandbox.runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost
+from ..sandbox.runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost, limits_for
 from .grading import LanguageGrader
 from .known_good import known_good_request
 from .registry import spec_for
@@ -36,6 +36,9 @@ class LanguageImage:
 def language_images(pins: Mapping[str, str], languages) -> list[LanguageImage]:
     """The image of each language a run uses, with the digest the manifest pins for it."""
     return [LanguageImage(lang, spec_for(lang).toolchain.tag, pins.get(lang)) for lang in sorted(set(languages))]
+
+
+KNOWN_GOOD_CPU_S = 20.0     # the known-good probe's run CPU budget, at least
 
 
 class LanguageWorker(Worker):
@@ -74,8 +77,11 @@ class LanguageWorker(Worker):
         return replace(result, node=self.node, container_id=container.container_id)
 
     def known_good(self, like: EvalRequest) -> EvalRequest:
-        """The known-good candidate in the language of the candidate that lost its sandbox."""
-        return known_good_request(self.grader.language_of(like), like.limits, max(120.0, float(like.timeout_s)))
+        """The known-good candidate in the language of the candidate that lost its sandbox, with a
+        CPU budget of its own: it tests the evaluator, not the candidate's limit (a runtime's start
+        alone can take seconds of CPU under gVisor on a busy machine)."""
+        limits = limits_for(like.limits, max(float(like.limits["cpu_s"]), KNOWN_GOOD_CPU_S))
+        return known_good_request(self.grader.language_of(like), limits, max(120.0, float(like.timeout_s)))
 
     def probe(self, limits: Mapping, *, timeout: float) -> dict:
         """The self-probe in every language image of the run; the most open one is the run's."""
