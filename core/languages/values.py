@@ -152,6 +152,44 @@ def parse_line(line: bytes) -> dict:
 
 
 def show(value) -> str:
-    """A short, readable form of a value for a failure's detail."""
-    text = repr(value)
+    """A short, readable form of a value for a failure's detail, written as the tests write values
+    (no Python reprs on a screen)."""
+    text = _shown(value, 0)
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _shown(v, depth: int) -> str:
+    if depth > 20:
+        return "..."
+    inner = lambda items: ", ".join(_shown(x, depth + 1) for x in items)  # noqa: E731
+    if v is None:
+        return "null"
+    if v is UNDEFINED:
+        return "undefined"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, BigInt):
+        return f"{int(v)}n"
+    if isinstance(v, float):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity") if math.isinf(v) else repr(v)
+    if isinstance(v, int):
+        return str(v) if abs(v) < 10 ** 60 else f"an integer of {len(str(abs(v)))} digits"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, Char):
+        return "'" + v.ch.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(v, list):
+        return "[" + inner(v) + "]"
+    if isinstance(v, Tuple):
+        return "(" + inner(v.items) + ")"
+    if isinstance(v, SetOf):
+        return "{" + inner(v.items) + "}"
+    if isinstance(v, Map):
+        return "{" + ", ".join(f"{_shown(k, depth + 1)}: {_shown(x, depth + 1)}" for k, x in v.entries) + "}"
+    if isinstance(v, Record):
+        return "{" + ", ".join(f"{k}: {_shown(x, depth + 1)}" for k, x in v.fields) + "}"
+    if isinstance(v, Opt):
+        return _shown(v.value, depth + 1) if v.present else "none"
+    if isinstance(v, Opaque):
+        return f"<{v.what}>"
+    return str(v)

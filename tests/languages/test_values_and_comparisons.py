@@ -190,3 +190,12 @@ def test_a_radix_literal_with_a_bigint_suffix_is_not_a_number():
     for text in ("0x10n", "0b101n", "10n"):
         with pytest.raises(LiteralError):
             number(text)
+
+
+def test_a_failure_shows_values_as_the_tests_write_them_never_as_python_reprs():
+    from passgate.core.languages.values import BigInt, Opaque, Record, show
+    text = show([None, UNDEFINED, True, math.nan, "a", Char("x"), Tuple((1, 2)), Map(((1, 2),)), SetOf((3,)),
+                 Record((("k", 1),)), Opt(False), Opaque("a function"), BigInt(10)])
+    assert text == '[null, undefined, true, NaN, "a", \'x\', (1, 2), {1: 2}, {3}, {k: 1}, none, <a function>, 10n]'
+    for python in ("None", "True", "nan", "Tuple(", "Map(", "Opaque(", "items="):
+        assert python not in text
