@@ -119,8 +119,8 @@ def _both_nan(a, e) -> bool:
 def js_same_value(a, e) -> bool:
     """Object.is (assert.strictEqual, and deepStrictEqual on primitives): `===`, except that NaN is
     NaN and 0 is not -0."""
-    if isinstance(a, float) and isinstance(e, (int, float)) and not isinstance(e, (bool, BigInt)) or \
-            isinstance(e, float) and isinstance(a, (int, float)) and not isinstance(a, (bool, BigInt)):
+    numbers = _is_num(a) and _is_num(e) and not isinstance(a, BigInt) and not isinstance(e, BigInt)
+    if numbers and (isinstance(a, float) or isinstance(e, float)):
         a, e = float(a), float(e)
         if math.isnan(a) or math.isnan(e):
             return math.isnan(a) and math.isnan(e)

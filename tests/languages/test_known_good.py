@@ -12,6 +12,7 @@ from passgate.core.languages.runner import LanguageImage, LanguageRunner
 from passgate.core.run.soundness import evaluator_sound
 from passgate.core.sandbox.runner import EvalRequest, limits_for
 from tests.conftest import sandbox_limits
+from tests.languages.candidates import ADD, add_wrong
 from tests.languages.images import IN_PROCESS, language_image
 
 pytestmark = pytest.mark.docker
@@ -23,6 +24,7 @@ LIMITS = sandbox_limits(cpu_s=3.0, wall_factor=3.0, memory_mb=1024, container_me
 def test_every_graded_language_has_a_known_good_candidate():
     from passgate.core.languages.registry import SPECS
     assert set(ADD_TASK) == set(SPECS)
+    assert all(ADD_TASK[lang][2] == ADD[lang] for lang in ADD_TASK)     # the answer add_wrong subtracts from
 
 
 @pytest.mark.parametrize("language", sorted(set(ADD_TASK) - set(IN_PROCESS)) + sorted(IN_PROCESS))
@@ -40,8 +42,7 @@ def test_the_known_good_probe_passes_in_a_fresh_sandbox_of_the_language(language
         assert sound, why
         worker = runner.new_worker()
         try:
-            wrong = EvalRequest(lost.task, ADD_TASK[language][2].replace("x + y", "x - y").replace(
-                "$x + $y", "$x - $y").replace("$1 + $2", "$1 - $2").replace("(+ x y)", "(- x y)"), limits, 120.0)
+            wrong = EvalRequest(lost.task, add_wrong(language), limits, 120.0)
             assert not worker.evaluate(wrong).passed        # the probe can fail: it checks the answer
         finally:
             worker.close()

@@ -136,22 +136,26 @@ def test_a_go_comparison_through_a_test_helper_never_reports_the_helper(task_id,
     assert "`same`, a helper the test defines" in split.reason
 
 
-def test_a_helper_the_test_defines_is_never_the_reported_call():
-    go = ("func TestF(t *testing.T) {\n    assert := assert.New(t)\n    check := func(a []int, b []int) bool { return true }\n"
-          "    alias := check\n    assert.Equal(true, alias([]int{1}, F([]int{1})))\n}\n")
-    split = SPECS["go"].split(Input("t", "", go, dataset="humaneval-x"))
+HELPER_CALLS = {
+    "go": ("humaneval-x", "func TestF(t *testing.T) {\n    assert := assert.New(t)\n"
+                          "    check := func(a []int, b []int) bool { return true }\n"
+                          "    alias := check\n    assert.Equal(true, alias([]int{1}, F([]int{1})))\n}\n"),
+    "js": ("humaneval-x", "const same = (a, b) => a.length === b.length\nconsole.assert(same([1, 2], f([2, 1])))\n"),
+    "cpp": ("humaneval-x", "bool same(vector<int> a, vector<int> b) { return a == b; }\nint main() {\n"
+                           "    assert (same({1, 2}, f({2, 1})));\n}\n"),
+    "rs": ("multipl-e", "fn main() {\n    let same = |a: Vec<i32>, b: Vec<i32>| a == b;\n"
+                        "    assert!(same(vec![1], f(vec![1])));\n}\n"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(HELPER_CALLS))
+def test_a_helper_the_test_defines_is_never_the_reported_call(language):
+    dataset, test = HELPER_CALLS[language]
+    split = SPECS[language].split(Input("t", "", test, dataset=dataset))
     assert split.integrity is Integrity.IN_PROCESS and "a helper the test defines" in split.reason
-    js = "const same = (a, b) => a.length === b.length\nconsole.assert(same([1, 2], f([2, 1])))\n"
-    split = SPECS["js"].split(Input("t", "", js, dataset="humaneval-x"))
-    assert split.integrity is Integrity.IN_PROCESS and "a helper the test defines" in split.reason
-    cpp = ("bool same(vector<int> a, vector<int> b) { return a == b; }\nint main() {\n"
-           "    assert (same({1, 2}, f({2, 1})));\n}\n")
-    split = SPECS["cpp"].split(Input("t", "", cpp, dataset="humaneval-x"))
-    assert split.integrity is Integrity.IN_PROCESS and "a helper the test defines" in split.reason
-    rs = "fn main() {\n    let same = |a: Vec<i32>, b: Vec<i32>| a == b;\n    assert!(same(vec![1], f(vec![1])));\n}\n"
-    split = SPECS["rs"].split(Input("t", "", rs, dataset="multipl-e"))
-    assert split.integrity is Integrity.IN_PROCESS and "a helper the test defines" in split.reason
-    # MultiPL-E's `let candidate = f;` names the function under test: still split
+
+
+def test_multipl_e_s_candidate_alias_names_the_function_under_test_and_still_splits():
     rs_ok = "fn main() {\n    let candidate = f;\n    assert_eq!(candidate(vec![1]), vec![1]);\n}\n"
     assert SPECS["rs"].split(Input("t", "", rs_ok, dataset="multipl-e")).integrity is Integrity.OUTSIDE
 
