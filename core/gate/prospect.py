@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .. import kinds
 from ..manifest import Manifest, resolve_path
 from .facts import CheckFact, Counts, DeclaredRelaxation, GateFacts, Score, SecurityFacts, SignoffFact, SliceFact
-from .gather import PUBLIC_KINDS
 from .policy import Policy, load_policy
 from .relaxations import BLOCKING, boundary_states
 from .verdict import Verdict, verdict
@@ -61,7 +61,7 @@ def task_stats(manifest: Manifest, manifest_path: str | Path | None = None) -> T
         ts = load_task_set(spec.kind, str(path) if path else None, slice=spec.slice,
                            task_ids=list(spec.task_ids) if spec.task_ids else None, split=spec.split,
                            exposure=spec.exposure)
-        held = spec.kind not in PUBLIC_KINDS and spec.exposure == "holdout"
+        held = not kinds.get(spec.kind).public and spec.exposure == "holdout"
         slices.append(SliceFact(spec.slice or spec.kind, ts.set_id, spec.kind, "holdout" if held else "exposed",
                                 len(ts.tasks)))
         protected += sum(1 for t in ts.tasks if (t.protected_tests or "").strip())

@@ -8,14 +8,10 @@ candidate's process). The static security scan reads Python programs and is not 
 from __future__ import annotations
 
 from passgate.core.languages.runner import LanguageRunner, language_images
-from passgate.core.manifest import Manifest, uses_languages
+from passgate.core.manifest import Manifest
 
 
 LANGUAGE_SCRATCH_MB = 512       # the scratch tmpfs of a language container, at least
-
-
-def is_language_run(manifest: Manifest) -> bool:
-    return uses_languages(manifest)
 
 
 def make_language_runner(manifest: Manifest, run_id: str, base_limits: dict, *,
@@ -36,10 +32,11 @@ def make_language_runner(manifest: Manifest, run_id: str, base_limits: dict, *,
 def manifest_languages(manifest: Manifest, manifest_path) -> list[str]:
     """The languages a manifest's task sets use (MultiPL-E's read from its files), sorted."""
     from passgate.core.manifest import resolve_path
-    from passgate.core.tasks.languages import LANGUAGE_KINDS, language_of_set
+    from passgate.core import kinds
+    from passgate.core.tasks.languages import language_of_set
     found = set()
     for spec in manifest.tasks.sets:
-        if spec.kind in LANGUAGE_KINDS:
+        if kinds.get(spec.kind).grader == "language":
             found.add(language_of_set(spec.kind, resolve_path(manifest_path, spec.path), spec.language))
     return sorted(found)
 

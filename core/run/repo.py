@@ -29,10 +29,6 @@ from .selfcheck import REFERENCE_INDEX, summarise
 RUNNER_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "py"}
 
 
-def is_repo_run(ctx: RunContext) -> bool:
-    return bool(ctx.tasks) and all(t.repo for t in ctx.tasks.values())
-
-
 def known_modules(task: Task, packages: tuple[str, ...]) -> set[str]:
     """Top-level names the code may import: the repository's own, the allowlist's, the runner's."""
     spec = json.loads(task.repo)

@@ -12,7 +12,8 @@ import json
 from collections import Counter, defaultdict
 from typing import Mapping
 
-from passgate.core.manifest import LANGUAGE_KINDS, effective_imports, imports_words
+from passgate.core import kinds
+from passgate.core.manifest import effective_imports, imports_words
 
 EXAMPLES = 20
 _COUNTED = "('passed', 'failed', 'flaky')"
@@ -24,7 +25,7 @@ def import_policy(manifest: Mapping) -> list[dict]:
     out = []
     for s in (manifest.get("tasks") or {}).get("sets") or []:
         kind = s.get("kind", "")
-        if kind in LANGUAGE_KINDS:
+        if kind in kinds.names(grader="language"):
             continue
         out.append({"set": s.get("slice") or kind, "kind": kind, "declared": s.get("allowed_imports") is not None,
                     "allowed_imports": imports_words(effective_imports(kind, s.get("allowed_imports")))})

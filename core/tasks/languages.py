@@ -24,7 +24,6 @@ from passgate.core.model import Task
 
 from .io import file_sha256
 
-LANGUAGE_KINDS = ("humaneval-x", "multipl-e")
 
 # HumanEval-X task ids name their language: CPP/0, JavaScript/0, ...
 _HUMANEVAL_X_PREFIX = {"CPP": "cpp", "Go": "go", "Java": "java", "JavaScript": "js", "Rust": "rs", "Python": "py"}

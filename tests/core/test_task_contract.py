@@ -89,8 +89,11 @@ def test_the_signature_is_read_from_the_prompt_and_compared_in_what_a_caller_can
     assert signature_changes(task, None) == ["f is not defined by a top-level def"]
 
 
-def test_the_manifests_public_kinds_are_the_task_sets():
-    """The Python public benchmarks take `stdlib` by default; the language kinds have no import rule."""
-    from passgate.core.manifest import LANGUAGE_KINDS, PUBLIC_KINDS
-    from passgate.core.tasks.sets import PUBLIC_KINDS as loaded
-    assert PUBLIC_KINDS == tuple(k for k in loaded if k not in LANGUAGE_KINDS)
+def test_the_default_imports_follow_the_kind():
+    """The Python public benchmarks take `stdlib` by default; a user's own sets and the language kinds `any`."""
+    from passgate.core import kinds
+    from passgate.core.manifest import default_imports
+    stdlib = {k for k in kinds.names() if default_imports(k) == ("stdlib",)}
+    assert stdlib == set(kinds.names(public=True, grader="python"))
+    assert stdlib >= {"humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling"}
+    assert default_imports("product") == default_imports("humaneval-x") == ("any",)

