@@ -23,8 +23,35 @@ import ast
 import copy
 
 from . import sites as S
-from .statics import (Binding, Statics, bound_names, imported_name_is_pure, module_is_pure, scope_locals,
-                      uses_dynamic_builtins)
+from .split_liveness import UnionFind, binds_by_scope, needed_statements, remove_statements
+from .split_tree import (
+    all_bound,
+    captured,
+    compile_expr,
+    compile_stmt,
+    compile_target,
+    drivers,
+    expected_operand,
+    exposed_names,
+    expression,
+    import_paths,
+    jumps_in_loop,
+    jumps_out,
+    rooted_name,
+    shallow_copy,
+    simple_target,
+    source_of,
+    target_names,
+)
+from .statics import (
+    Binding,
+    Statics,
+    bound_names,
+    imported_name_is_pure,
+    module_is_pure,
+    scope_locals,
+    uses_dynamic_builtins,
+)
 
 DRIVER, REGION, FLOATING = "driver", "region", "floating"
 
@@ -88,11 +115,11 @@ class _Walker:
         self.removable = []
         self.regions = 0
         self.module_statics = set()
-        self.drivers = _drivers(tree)
+        self.drivers = drivers(tree)
         self.driver_defs = {}           # name -> the FunctionDef in the process's code, body filled at the call
         self.loop_depth = 0
-        self.groups = _UnionFind()
-        self.test_bound = _all_bound(tree)
+        self.groups = UnionFind()
+        self.test_bound = all_bound(tree)
         self.test_defs = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                              ast.ClassDef))}
 
@@ -102,7 +129,7 @@ class _Walker:
         for stmt in tree.body:
             names |= bound_names(stmt)
         self.module_bt = Binding("module", names)
-        self.module_bt.captured = frozenset(_captured(tree.body, self.drivers))
+        self.module_bt.captured = frozenset(captured(tree.body, self.drivers))
         return self.block(tree.body, self.module_bt, DRIVER)
 
     def block(self, stmts, bt, place):
@@ -132,14 +159,14 @@ class _Walker:
         return out, plan
 
     def _Assign(self, stmt, bt):
-        targets = [t for tgt in stmt.targets for t in _target_names(tgt)] if all(
-            _simple_target(t) for t in stmt.targets) else None
+        targets = [t for tgt in stmt.targets for t in target_names(tgt)] if all(
+            simple_target(t) for t in stmt.targets) else None
         return self.assignment(stmt, stmt.value, targets, bt)
 
     def _AnnAssign(self, stmt, bt):
         if stmt.value is None:
             return [stmt], []
-        targets = _target_names(stmt.target) if _simple_target(stmt.target) and stmt.simple else None
+        targets = target_names(stmt.target) if simple_target(stmt.target) and stmt.simple else None
         return self.assignment(stmt, stmt.value, targets, bt)
 
     def _AugAssign(self, stmt, bt):
@@ -161,7 +188,7 @@ class _Walker:
             key = self.scope_key(bt, targets[0])
             self.group(key, set(targets) | links)
             self.removable.append(_Removable(stmt, targets, key))
-            return [stmt], [("exec", _compile_stmt(stmt))]
+            return [stmt], [("exec", compile_stmt(stmt))]
         self.expose(stmt, bt)
         bt.forget(bound_names(stmt))
         return [stmt], []
@@ -190,7 +217,7 @@ class _Walker:
                 key = self.scope_key(bt, sorted(names)[0])
                 self.group(key, names)          # a call on static values may put one inside another
                 self.removable.append(_Removable(stmt, names, key))
-            return [stmt], [("exec", _compile_stmt(stmt))]
+            return [stmt], [("exec", compile_stmt(stmt))]
         self.expose(stmt, bt)
         return [stmt], []
 
@@ -206,15 +233,15 @@ class _Walker:
         return self.binding_import(stmt, bt, pure)
 
     def binding_import(self, stmt, bt, pure):
-        for name, path in _import_paths(stmt).items():
+        for name, path in import_paths(stmt).items():
             bt.bind(name, pure, immutable=pure, imported=path)
-        return [stmt], ([("exec", _compile_stmt(stmt))] if pure else [])
+        return [stmt], ([("exec", compile_stmt(stmt))] if pure else [])
 
     def _FunctionDef(self, stmt, bt):
         for node in stmt.decorator_list + stmt.args.defaults + [d for d in stmt.args.kw_defaults if d]:
             self.expose(node, bt)
         if stmt.name in self.drivers and bt.kind == "module":
-            new = _shallow_copy(stmt)
+            new = shallow_copy(stmt)
             self.driver_defs[stmt.name] = (new, stmt)
             bt.bind(stmt.name, False)
             return [new], []
@@ -254,17 +281,17 @@ class _Walker:
         return [stmt], []
 
     def _If(self, stmt, bt):
-        if not self.statics.static(stmt.test, bt) or _jumps_out(stmt):
+        if not self.statics.static(stmt.test, bt) or jumps_out(stmt):
             return self.region(stmt, bt)
         other = bt.copy()
         body, plan_body = self.block(stmt.body, bt, DRIVER)
         orelse, plan_else = self.block(stmt.orelse, other, DRIVER) if stmt.orelse else ([], [])
         bt.meet(other)
         new = ast.copy_location(ast.If(test=stmt.test, body=body, orelse=orelse), stmt)
-        return [new], [("if", _compile_expr(stmt.test), plan_body, plan_else)]
+        return [new], [("if", compile_expr(stmt.test), plan_body, plan_else)]
 
     def _For(self, stmt, bt):
-        if not (self.statics.static(stmt.iter, bt) and _simple_target(stmt.target)) or _jumps_out(stmt, loop=True):
+        if not (self.statics.static(stmt.iter, bt) and simple_target(stmt.target)) or jumps_out(stmt, loop=True):
             return self.region(stmt, bt)
         try:
             entry = self.loop_entry(stmt, bt, lambda b: self._bind_target(stmt.target, b))
@@ -275,11 +302,11 @@ class _Walker:
         bt.meet(entry)
         new = ast.copy_location(ast.For(target=stmt.target, iter=stmt.iter, body=body, orelse=orelse,
                                         type_comment=None), stmt)
-        step = ("for", _compile_target(stmt.target), _compile_expr(stmt.iter), plan_body, plan_else)
+        step = ("for", compile_target(stmt.target), compile_expr(stmt.iter), plan_body, plan_else)
         return [new], [step]
 
     def _While(self, stmt, bt):
-        if not self.statics.static(stmt.test, bt) or _jumps_out(stmt, loop=True):
+        if not self.statics.static(stmt.test, bt) or jumps_out(stmt, loop=True):
             return self.region(stmt, bt)
         try:
             entry = self.loop_entry(stmt, bt, lambda b: None)
@@ -290,7 +317,7 @@ class _Walker:
             return self.region(stmt, bt)
         bt.meet(entry)
         new = ast.copy_location(ast.While(test=stmt.test, body=body, orelse=orelse), stmt)
-        return [new], [("while", _compile_expr(stmt.test), plan_body, plan_else)]
+        return [new], [("while", compile_expr(stmt.test), plan_body, plan_else)]
 
     def _Break(self, stmt, bt):
         return [stmt], [("break",)]
@@ -324,7 +351,7 @@ class _Walker:
         return entry
 
     def _bind_target(self, target, bt):
-        for name in _target_names(target):
+        for name in target_names(target):
             bt.bind(name, True)
 
     # ---- calls to the test's own top-level function -------------------------------------
@@ -333,7 +360,7 @@ class _Walker:
         call = stmt.value
         local, declared = scope_locals(original)
         fbt = Binding("function", local, parent=self.module_bt, key=id(new_def))
-        fbt.captured = frozenset(_captured(original.body, ()))
+        fbt.captured = frozenset(captured(original.body, ()))
         if declared:
             self.module_bt.forget(declared)
         self.expose(stmt, bt)
@@ -346,7 +373,7 @@ class _Walker:
     def region(self, stmt, bt):
         """A statement the grader cannot follow: whatever it binds or may change is dynamic from here on,
         and the sites in it are decided one by one, however many times they run."""
-        if self.loop_depth and _jumps_in_loop(stmt):
+        if self.loop_depth and jumps_in_loop(stmt):
             raise _LoopIsDynamic()
         self.regions += 1
         self.expose(stmt, bt)
@@ -375,13 +402,13 @@ class _Walker:
     # ---- assertions ----------------------------------------------------------------------
     def assertion(self, stmt, test, bt, place):
         """One assertion site: its statement in the process, and the Site the grader decides it by."""
-        site = S.Site(len(self.sites) + 1, stmt.lineno, _source(self.source, stmt), S.IN_PROCESS, place)
+        site = S.Site(len(self.sites) + 1, stmt.lineno, source_of(self.source, stmt), S.IN_PROCESS, place)
         site.scope = bt
         if isinstance(stmt.msg, ast.Constant) and isinstance(stmt.msg.value, str):
             site.message = stmt.msg.value
         self.sites[site.id] = site
         if place == DRIVER and self.statics.static(test, bt):
-            site.kind, site.skeleton = S.HIDDEN, _expression(test)      # nothing of the candidate's in it
+            site.kind, site.skeleton = S.HIDDEN, expression(test)      # nothing of the candidate's in it
             return ast.copy_location(ast.Pass(), stmt), site
         hidden = self._hidden(site, test, bt)
         if hidden is not None:
@@ -405,7 +432,7 @@ class _Walker:
             skeleton = S.skeleton_of(part, holes)
             site.modes = tuple(S.VALUE for _ in holes)
             site.outside = S.outs_of(part)
-            site.expected = _expected_operand(part)
+            site.expected = expected_operand(part)
         else:
             return None
         site.kind = S.HIDDEN
@@ -419,21 +446,21 @@ class _Walker:
     def expose(self, node, bt):
         """Static names that dynamic code in `node` reads may be changed by it: dynamic from here on
         (a static, immutable subexpression exposes nothing)."""
-        for name in _exposed_names(node, bt, self.statics):
+        for name in exposed_names(node, bt, self.statics):
             bt.expose(name)
 
     # ---- the process's code: drop what nothing there reads ------------------------------
     def drop_unread(self, process, program_names, keep_all):
         if not keep_all and self.removable:
-            kept = _liveness(process, self.removable, program_names, self.groups)
-            _remove_statements(process, {id(r.stmt) for r in self.removable if id(r.stmt) not in kept})
-        self.process_binds = _binds_by_scope(process)
+            kept = needed_statements(process, self.removable, program_names, self.groups)
+            remove_statements(process, {id(r.stmt) for r in self.removable if id(r.stmt) not in kept})
+        self.process_binds = binds_by_scope(process)
 
     def classify_visible(self):
         """A hidden site whose expected operand is a name the process also holds is decided outside, but
         the value is there to read."""
         for site in self.sites.values():
-            name = _rooted_name(site.expected) if site.expected is not None else None
+            name = rooted_name(site.expected) if site.expected is not None else None
             if site.kind == S.HIDDEN and name is not None and site.scope.scope_of(name) is not None:
                 if (self.scope_key(site.scope, name), name) in self.process_binds:
                     site.kind = S.VISIBLE
@@ -463,293 +490,3 @@ class _Rewriter(ast.NodeTransformer):
     visit_AsyncFunctionDef = visit_FunctionDef
     visit_ClassDef = visit_FunctionDef
     visit_Lambda = visit_FunctionDef
-
-
-# ---- helpers over the syntax tree ----------------------------------------------------------
-def _all_bound(tree):
-    """Every name bound anywhere in the test, in any scope (parameters included)."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt):
-            out |= bound_names(node)
-        if isinstance(node, ast.arg):
-            out.add(node.arg)
-        if isinstance(node, ast.comprehension):
-            out |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    return out
-
-
-def _import_paths(stmt):
-    """{name bound: what it stands for} of an import ("np" -> "numpy", "Fraction" -> "fractions.Fraction")."""
-    out = {}
-    for alias in stmt.names:
-        if isinstance(stmt, ast.Import):
-            name = alias.asname or alias.name.split(".")[0]
-            out[name] = alias.name if alias.asname else alias.name.split(".")[0]
-        else:
-            out[alias.asname or alias.name] = "%s.%s" % (stmt.module, alias.name)
-    return out
-
-
-def _captured(body, drivers):
-    """Names the nested functions, lambdas and classes of a scope use (drivers aside): such a function
-    may run whenever the candidate calls it, and change them."""
-    out = set()
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) \
-                    and getattr(node, "name", None) not in drivers:
-                out |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    return out
-
-
-def _drivers(tree):
-    """Top-level functions of the test called exactly once, as a statement at its top level, and
-    referred to nowhere else: their bodies run once, in order, like top-level code."""
-    defs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef) and _plain_function(s)}
-    calls = {}
-    for s in tree.body:
-        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name):
-            calls[s.value.func.id] = calls.get(s.value.func.id, 0) + 1
-    uses = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name):
-            uses[n.id] = uses.get(n.id, 0) + 1
-    return {name for name, d in defs.items() if calls.get(name) == 1 and uses.get(name) == 1
-            and sum(1 for s in tree.body if name in bound_names(s)) == 1}
-
-
-def _plain_function(func):
-    """No decorators, no generator or coroutine body, no returns but a last one, no global writes."""
-    if func.decorator_list or func.args.vararg or func.args.kwarg:
-        return False
-    for i, stmt in enumerate(func.body):
-        for node in _walk_same_function(stmt):
-            if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)):
-                return False
-            if isinstance(node, ast.Return) and not (node is stmt and i == len(func.body) - 1):
-                return False
-    return True
-
-
-def _walk_same_function(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        for child in ast.iter_child_nodes(n):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
-
-
-def _jumps_out(stmt, loop=False):
-    """A return anywhere inside: the rest of the function may not run."""
-    return any(isinstance(node, ast.Return) for node in _walk_same_function(stmt))
-
-
-def _jumps_in_loop(stmt):
-    """A break or continue in `stmt` that belongs to a loop around it."""
-    stack = [stmt]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.Break, ast.Continue)):
-            return True
-        for child in ast.iter_child_nodes(n):
-            if not isinstance(child, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef,
-                                      ast.ClassDef, ast.Lambda)):
-                stack.append(child)
-            elif isinstance(child, (ast.For, ast.While, ast.AsyncFor)):
-                stack.extend(child.orelse)      # a loop's else belongs to the loop around it
-    return False
-
-
-def _simple_target(target):
-    if isinstance(target, ast.Name):
-        return True
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return all(_simple_target(e.value if isinstance(e, ast.Starred) else e) for e in target.elts)
-    return False
-
-
-def _target_names(target):
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
-def _expression(node):
-    return ast.fix_missing_locations(ast.copy_location(ast.Expression(body=node), node))
-
-
-def _expected_operand(part):
-    """The static side of a top-level comparison (`f(x) == [1, 2]` -> `[1, 2]`), for display."""
-    node = part.node
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        kinds = [c.kind for c in part.children]
-        if kinds == ["hole", "out"]:
-            return node.comparators[0]
-        if kinds == ["out", "hole"]:
-            return node.left
-    return None
-
-
-def _rooted_name(node):
-    while isinstance(node, (ast.Subscript, ast.Attribute)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _exposed_names(node, bt, statics):
-    """Static names read by dynamic parts of `node` outside an immutable static subexpression."""
-    out = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.expr) and statics.static(n, bt) and statics.immutable(n, bt):
-            continue
-        if isinstance(n, ast.Name) and bt.scope_of(n.id) is not None:
-            out.add(n.id)
-        stack.extend(ast.iter_child_nodes(n))
-    return out
-
-
-def _source(source, node):
-    text = ast.get_source_segment(source, node) or ""
-    return text.strip()
-
-
-def _shallow_copy(func):
-    new = ast.FunctionDef(name=func.name, args=func.args, body=func.body, decorator_list=func.decorator_list,
-                          returns=func.returns, type_comment=None)
-    return ast.copy_location(new, func)
-
-
-def _compile_stmt(stmt):
-    module = ast.fix_missing_locations(ast.Module(body=[stmt], type_ignores=[]))
-    return compile(module, "<test>", "exec")
-
-
-def _compile_expr(expr):
-    return compile(ast.fix_missing_locations(ast.Expression(body=expr)), "<test>", "eval")
-
-
-def _compile_target(target):
-    assign = ast.Assign(targets=[target], value=ast.Name(id="__pg_item__", ctx=ast.Load()))
-    return _compile_stmt(ast.copy_location(assign, target))
-
-
-# ---- liveness: which static statements the process still needs -----------------------------
-def _liveness(process, removable, program_names, groups):
-    """ids of removable statements whose names (or names sharing parts with them) the process's own
-    code, or the program, reads."""
-    by_stmt = {id(r.stmt): r for r in removable}
-    reads, stmt_reads = _reads_by_scope(process, by_stmt)
-    needed = {groups.find(k) for k in reads}
-    needed |= {groups.find(("module", n)) for n in program_names}
-    kept = set()
-    changed = True
-    while changed:
-        changed = False
-        for r in removable:
-            if id(r.stmt) not in kept and any(groups.find((r.key, n)) in needed for n in r.names):
-                kept.add(id(r.stmt))
-                needed |= {groups.find(k) for k in stmt_reads.get(id(r.stmt), set())}
-                changed = True
-    return kept
-
-
-class _UnionFind:
-    def __init__(self):
-        self.parent = {}
-
-    def find(self, x):
-        root = x
-        while self.parent.get(root, root) != root:
-            root = self.parent[root]
-        while x != root:
-            self.parent[x], x = root, self.parent.get(x, x)
-        return root
-
-    def union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[ra] = rb
-
-
-def _reads_by_scope(process, by_stmt):
-    """Every (scope, name) the process's code reads outside removable statements, and each removable
-    statement's own reads."""
-    reads, stmt_reads = set(), {}
-    scopes = _ScopeMap(process)
-
-    def visit(node, scope_key, removable_id):
-        for child in ast.iter_child_nodes(node):
-            rid = id(child) if id(child) in by_stmt else removable_id
-            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
-                key = (scopes.resolve(scope_key, child.id), child.id)
-                (stmt_reads.setdefault(rid, set()).add(key) if rid is not None else reads.add(key))
-            inner = scopes.key_of(child) or scope_key
-            visit(child, inner, rid)
-
-    visit(process, "module", None)
-    return reads, stmt_reads
-
-
-def _binds_by_scope(process):
-    """Every (scope, name) the process's code binds."""
-    scopes = _ScopeMap(process)
-    out = set()
-
-    def visit(node, key):
-        for child in ast.iter_child_nodes(node):
-            inner = scopes.key_of(child) or key
-            if inner is key:
-                for name in bound_names(child) if isinstance(child, ast.stmt) else ():
-                    out.add((key, name))
-            visit(child, inner)
-
-    visit(process, "module")
-    return out
-
-
-class _ScopeMap:
-    """Which scope a name read in a function resolves to (its own, an enclosing function's, the module)."""
-
-    def __init__(self, module):
-        self.parent, self.locals = {}, {}
-        self._index(module, "module")
-
-    def _index(self, node, key):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                ck = id(child)
-                self.parent[ck] = key
-                self.locals[ck] = scope_locals(child)[0] if not isinstance(child, ast.Lambda) else \
-                    {a.arg for a in child.args.args}
-                self._index(child, ck)
-            else:
-                self._index(child, key)
-
-    def key_of(self, node):
-        return id(node) if id(node) in self.parent else None
-
-    def resolve(self, key, name):
-        while key != "module":
-            if name in self.locals.get(key, ()):
-                return key
-            key = self.parent[key]
-        return "module"
-
-
-def _remove_statements(process, dropped):
-    class Dropper(ast.NodeTransformer):
-        def generic_visit(self, node):
-            for field, value in ast.iter_fields(node):
-                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                    kept = [self.visit(s) for s in value if id(s) not in dropped]
-                    flat = []
-                    for s in kept:
-                        flat.extend(s if isinstance(s, list) else [s])
-                    setattr(node, field, flat or [ast.copy_location(ast.Pass(), value[0])])
-                elif isinstance(value, ast.AST):
-                    self.visit(value)
-            return node
-    Dropper().visit(process)
