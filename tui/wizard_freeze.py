@@ -12,7 +12,8 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from passgate.core.manifest import Manifest, imports_words, resolve_path
+from passgate.core.allowed_imports import imports_words
+from passgate.core.manifest import Manifest, resolve_path
 
 
 @dataclasses.dataclass(frozen=True)

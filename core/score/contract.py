@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from typing import Mapping
 
 from passgate.core import kinds
-from passgate.core.manifest import effective_imports, imports_words
+from passgate.core.allowed_imports import effective_imports, imports_words
 
 EXAMPLES = 20
 _COUNTED = "('passed', 'failed', 'flaky')"

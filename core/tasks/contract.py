@@ -15,7 +15,7 @@ import ast
 from dataclasses import asdict, dataclass
 from typing import Iterable
 
-from passgate.core.manifest import (  # noqa: F401 - the contract's words, defined with the manifest
+from passgate.core.allowed_imports import (  # noqa: F401 - the contract's words
     IMPORT_WORDS, STDLIB, allows, default_imports, effective_imports, imports_problem, imports_words,
     normalize_imports)
 

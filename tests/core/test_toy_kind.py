@@ -9,7 +9,8 @@ import yaml
 
 from passgate.core import kinds
 from passgate.core.errors import ConfigError
-from passgate.core.manifest import default_imports, grader_of, parse_manifest
+from passgate.core.allowed_imports import default_imports
+from passgate.core.manifest import grader_of, parse_manifest
 from passgate.core.tasks.io import file_sha256
 from passgate.core.tasks.sets import load_task_set
 from passgate.tui.wizard_model import task_kinds
