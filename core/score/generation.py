@@ -1,6 +1,6 @@
 """The generation part of a report: the contract as frozen, and what generating cost.
 
-Read from the record alone with SQL aggregation (attempts through SQLite's JSON functions), so
+Read from the record alone through its aggregating queries (core/record/queries/generation.py), so
 a report over a million candidates scans the table once and loops over no rows in Python. `generation_section`
 gives plain data for the JSON report, and `generation_lines` gives the text lines.
 """
@@ -8,8 +8,9 @@ gives plain data for the JSON report, and `generation_lines` gives the text line
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Mapping
+
+from passgate.core.record.queries import generation as queries
 
 # Contract keys shown in the report, in this order (the API key's variable name, never its value).
 CONTRACT_KEYS = ("endpoint", "api", "model", "model_revision", "api_key_env", "system_prompt", "temperature",
@@ -17,68 +18,31 @@ CONTRACT_KEYS = ("endpoint", "api", "model", "model_revision", "api_key_env", "s
                  "request_timeout_s", "retries", "streaming", "repair", "fim")
 ERRORS_LISTED = 50
 
-# One scan over the run's generated candidates. Without repair every entry of gen_attempts_json is
-# one request, so requests, retries and failures follow from the array lengths, and only rows with
-# more than one attempt (or none that succeeded) are opened to add up their request time. Wall time
-# runs from the first answered request's start to the last candidate stored, so it includes any
-# time a resumed run was stopped.
-_SCAN = """
-SELECT COUNT(*), TOTAL(gen_status = 'ok'),
-       TOTAL(CASE WHEN gen_status = 'ok' THEN prompt_tokens END),
-       TOTAL(CASE WHEN gen_status = 'ok' THEN completion_tokens END),
-       TOTAL(gen_status = 'ok' AND (prompt_tokens IS NULL OR completion_tokens IS NULL)),
-       AVG(CASE WHEN gen_status = 'ok' THEN latency_ms END),
-       TOTAL(gen_status = 'ok' AND finish_reason = 'stop'), TOTAL(gen_status = 'ok' AND finish_reason = 'length'),
-       MIN(CASE WHEN gen_status = 'ok' THEN model_id END), MAX(CASE WHEN gen_status = 'ok' THEN model_id END),
-       TOTAL(gen_status = 'ok' AND model_id IS NULL),
-       TOTAL(json_array_length(gen_attempts_json)),
-       TOTAL(CASE WHEN gen_status != 'ok' OR json_array_length(gen_attempts_json) > 1
-                  THEN (SELECT TOTAL(json_extract(value, '$.elapsed_ms')) FROM json_each(gen_attempts_json))
-                  ELSE latency_ms END) / 1000.0,
-       (MAX(julianday(created_at))
-        - MIN(CASE WHEN gen_status = 'ok' THEN julianday(created_at) - latency_ms / 86400000.0 END)) * 86400.0
-FROM candidates WHERE run_id = ? AND source = 'generate'"""
-# With repair rounds, entries are requests and public checks: every request is read (exact, slower).
-_ATTEMPTS = """
-SELECT COUNT(*), TOTAL(a.attempt > 1), TOTAL(a.outcome = 'error'), TOTAL(a.round > 0 AND a.attempt = 1),
-       TOTAL(a.elapsed_ms) / 1000.0
-FROM (SELECT json_extract(j.value, '$.attempt') AS attempt, json_extract(j.value, '$.outcome') AS outcome,
-             COALESCE(json_extract(j.value, '$.round'), 0) AS round,
-             COALESCE(json_extract(j.value, '$.elapsed_ms'), 0) AS elapsed_ms
-      FROM candidates c, json_each(c.gen_attempts_json) j
-      WHERE c.run_id = ? AND c.source = 'generate') a
-WHERE a.attempt IS NOT NULL"""
-_GROUPED = """
-SELECT COALESCE({col}, 'unknown'), COUNT(*) FROM candidates
-WHERE run_id = ? AND source = 'generate' AND gen_status = 'ok' GROUP BY 1 ORDER BY 1"""
-_ERRORS = """
-SELECT task_id, candidate_index, gen_error FROM candidates
-WHERE run_id = ? AND source = 'generate' AND gen_status != 'ok' ORDER BY task_id, candidate_index LIMIT ?"""
 
-
-def generation_section(conn: sqlite3.Connection, run_id: str, manifest: Mapping) -> dict | None:
-    """Contract, outcome counts and token/time cost of a generated run; None for other sources."""
+def generation_section(store, run_id: str, manifest: Mapping) -> dict | None:
+    """Contract, outcome counts and token/time cost of a generated run; None for other sources.
+    `store` is the Store, or a sqlite3 connection to its file."""
     gen = manifest.get("generation")
     if (manifest.get("candidates") or {}).get("source") != "generate" or not gen:
         return None
     (total, ok, prompt_tokens, completion_tokens, no_counts, latency, stop, length, model_lo, model_hi,
-     model_missing, entries, request_s, wall_s) = conn.execute(_SCAN, [run_id]).fetchone()
+     model_missing, entries, request_s, wall_s) = queries.generation_totals(store, run_id)
     ok, entries = int(ok), int(entries)
     if (gen.get("repair") or {}).get("enabled"):
-        requests, retries, failed, repair_rounds, request_s = conn.execute(_ATTEMPTS, [run_id]).fetchone()
+        requests, retries, failed, repair_rounds, request_s = queries.attempt_totals(store, run_id)
     else:
         requests, retries, failed, repair_rounds = entries, entries - total, entries - ok, 0
     if stop + length == ok:             # the usual vocabulary: no second scan
         finish = {k: int(v) for k, v in (("length", length), ("stop", stop)) if v}
     else:
-        finish = dict(conn.execute(_GROUPED.format(col="finish_reason"), [run_id]).fetchall())
+        finish = queries.finish_reasons(store, run_id)
     if model_lo == model_hi and not model_missing:
         models = {model_lo: ok} if ok else {}
     else:
-        models = dict(conn.execute(_GROUPED.format(col="model_id"), [run_id]).fetchall())
-    tasks = conn.execute("SELECT COUNT(*) FROM tasks WHERE run_id = ?", [run_id]).fetchone()[0]
-    errors = [{"task_id": t, "candidate_index": i, "error": e}
-              for t, i, e in conn.execute(_ERRORS, [run_id, ERRORS_LISTED])]
+        models = queries.served_models(store, run_id)
+    tasks = queries.task_count(store, run_id)
+    errors = [{"task_id": e.task_id, "candidate_index": e.candidate_index, "error": e.error}
+              for e in queries.generation_errors(store, run_id, ERRORS_LISTED)]
     return {
         "contract": {k: gen.get(k) for k in CONTRACT_KEYS},
         "prompt_template": (manifest.get("tasks") or {}).get("prompt_template"),

@@ -32,6 +32,8 @@ from __future__ import annotations
 import json
 from typing import Iterable, Mapping
 
+from passgate.core.record.queries import report as queries
+
 FIRST_PROTOCOL = 3        # the first grading protocol that records how assertions were decided
 COUNTS = ("outside", "visible", "in_process")
 
@@ -42,8 +44,7 @@ def integrity_section(store, run: Mapping) -> dict:
     if not protocol or int(protocol) < FIRST_PROTOCOL:
         return {"recorded": False, "grading_protocol": protocol, "headline": None, "slices": [],
                 "reason": f"grading protocol {protocol or 1} does not record how assertions were decided"}
-    if store.db.execute("SELECT 1 FROM tasks WHERE run_id = ? AND tags_json LIKE '%\"language:%' LIMIT 1",
-                        [run["run_id"]]).fetchone():
+    if queries.has_language_tasks(store, run["run_id"]):
         return {"recorded": False, "grading_protocol": int(protocol), "headline": None, "slices": [],
                 "reason": "the run's tasks are in other languages; the languages section says where their "
                           "verdicts were decided"}

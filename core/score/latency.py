@@ -15,22 +15,19 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from passgate.core.record.queries import report as queries
+
 MEASURES = ("first_token_ms", "total_ms", "tokens_per_s")
 PERCENTILES = (50, 90, 99)
 METHOD = "nearest-rank percentile; interval from order statistics (binomial, distribution-free)"
 
 
-def latency_rows(conn, run_id: str) -> tuple[list[dict], dict[str, int]]:
+def latency_rows(store, run_id: str) -> tuple[list[dict], dict[str, int]]:
     """The run's answered candidates that recorded a timing (canaries aside), with their slice and
-    source, and how many answered candidates each slice has in all."""
-    where = ("FROM candidates c JOIN tasks t ON t.run_id = c.run_id AND t.task_id = c.task_id "
-             "WHERE c.run_id = ? AND c.gen_status = 'ok' AND c.task_id NOT GLOB 'passgate-canary/*'")
-    cur = conn.execute(f"SELECT t.slice, c.source, c.latency_ms, c.first_token_ms, c.completion_tokens {where} "
-                       "AND (c.latency_ms IS NOT NULL OR c.first_token_ms IS NOT NULL)", [run_id])
-    cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r)) for r in cur]
-    answered = dict(conn.execute(f"SELECT t.slice, COUNT(*) {where} GROUP BY t.slice", [run_id]).fetchall()) \
-        if rows else {}
+    source, and how many answered candidates each slice has in all. `store` is the Store, or a
+    sqlite3 connection to its file."""
+    rows = queries.timed_candidates(store, run_id)
+    answered = queries.answered_by_slice(store, run_id) if rows else {}
     return rows, answered
 
 

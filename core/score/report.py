@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from passgate.core.errors import ConfigError, StoreError
+from passgate.core.record.queries import report as queries
 
 from .context import (
     config_section,
@@ -109,7 +110,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
         recs = job.outcomes()
         scores = pool.submit(scores_section, recs, config)
         public = pool.submit(public_protected_section, recs, config)
-        generation = generation_section(store.db.conn, run["run_id"], manifest)  # None unless generated
+        generation = generation_section(store, run["run_id"], manifest)  # None unless generated
         recs = job.result()
         report = {
             "schema": SCHEMA,
@@ -151,14 +152,11 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
 
 def fidelity_section(store, run: Mapping) -> dict:
     """The grading protocol, and the cross-check's agreement with each disagreement (score/fidelity.py)."""
-    rows = store.query("SELECT task_id, candidate_index, attempt, purpose, protected_status, protected_class, "
-                       "failure_class, detail, classic_status, classic_class, evidence_json FROM executions "
-                       "WHERE run_id = ? AND classic_status IS NOT NULL ORDER BY exec_id", [run["run_id"]])
-    notes = store.query("SELECT task_id, candidate_index, evidence_json FROM executions WHERE run_id = ? AND "
-                        "evidence_json LIKE '%\"notes\"%' ORDER BY exec_id", [run["run_id"]])
+    rows = queries.cross_checked_executions(store, run["run_id"])
+    notes = queries.execution_notes(store, run["run_id"])
     return {"grading_protocol": run.get("grading_protocol") or 1, **fidelity_summary(rows),
-            "notes": [{"task_id": r["task_id"], "candidate_index": r["candidate_index"],
-                       "notes": json.loads(r["evidence_json"]).get("notes", [])} for r in notes][:200]}
+            "notes": [{"task_id": r.task_id, "candidate_index": r.candidate_index,
+                       "notes": json.loads(r.evidence_json).get("notes", [])} for r in notes][:200]}
 
 
 # ---- scores --------------------------------------------------------------------------------

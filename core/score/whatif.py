@@ -26,8 +26,10 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from passgate.core.errors import ConfigError
+from passgate.core.record.queries import report as queries
+from passgate.core.record.queries.scans import limit_sql
 
-from .data import Rescore, RunRecords, limit_sql, load_records
+from .data import Rescore, RunRecords, load_records
 from .points import point_scores
 from .scoring import AGGREGATIONS
 from .security import SEVERITIES, insecure_passes
@@ -168,10 +170,10 @@ def run_whatif(store, run_id: str, base: RunRecords, config, scenario: Scenario,
 
 def _without_insecure_passes(store, run_id: str, recs: RunRecords, severity: str) -> tuple[RunRecords, np.ndarray]:
     """The records with every pass whose program has a finding >= severity counted as a failure."""
-    if "scans" not in store.db.table_names() or not store.count("scans", run_id):
+    if not queries.has_security_scan(store, run_id):
         raise ConfigError("secure= needs the run's security scan, and this run has none "
                           "(scoring.security.scan was off or the record predates it)", field="--whatif secure")
-    found = insecure_passes(store.db.conn, run_id, severity, recs.task_ids.tolist(), limit_sql(recs.rescore),
+    found = insecure_passes(store.db.conn, run_id, severity, recs.task_ids.tolist(), limit_sql(recs.rescore.limits),
                             recs.rescore.max_candidates)
     arrays = dict(recs.arrays)
     arrays["c"] = np.maximum(arrays["c"] - found["protected"], 0)
