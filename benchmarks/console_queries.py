@@ -12,7 +12,6 @@ process, so the ratio holds on a noisy machine where the seconds do not.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from passgate.core.record.queries import bench
 from passgate.core.record.store import Store  # noqa: E402
 from passgate.tui import records  # noqa: E402
 from tests.tui.big_record import RUN, write_big_record  # noqa: E402
@@ -45,10 +45,9 @@ def main() -> int:
         t = time.perf_counter()
         write_big_record(path)
         print(f"record: 16,400 candidates, 12,300 decided, written in {time.perf_counter() - t:.1f} s")
-        con = sqlite3.connect(path)
-        base = median_s(lambda: con.execute("SELECT * FROM outcomes WHERE run_id=?", [RUN]).fetchall(), args.repeat)
-        print(f"baseline: SELECT * of the run's 12,300 outcomes: {base * 1000:7.1f} ms")
         store = Store(path)
+        base = median_s(lambda: bench.outcome_scan(store, RUN), args.repeat)
+        print(f"baseline: SELECT * of the run's 12,300 outcomes: {base * 1000:7.1f} ms")
         for name, fn in (("runs list", lambda: records.run_rows(store)),
                          ("live snapshot", lambda: records.live_snapshot(store, RUN)),
                          ("inspector, failed rows", lambda: records.outcome_rows(store, RUN)),
@@ -56,7 +55,6 @@ def main() -> int:
             s = median_s(fn, args.repeat)
             print(f"{name:24s} {s * 1000:7.1f} ms = {s / base:5.1f}x baseline")
         store.close()
-        con.close()
     return 0
 
 

@@ -20,6 +20,7 @@ BENCHMARKS = ("single-line", "multi-line", "random-span", "random-span-light")
 
 
 def main() -> int:
+    from passgate.core.record.queries import bench
     from passgate.core.record.store import Store
     from passgate.core.run.engine import start_run
 
@@ -35,18 +36,14 @@ def main() -> int:
         started = time.perf_counter()
         run_id = start_run(store, manifest)
         wall = time.perf_counter() - started
-        counts = dict(store.db.execute("SELECT outcome, COUNT(*) FROM outcomes WHERE run_id = ? GROUP BY outcome",
-                                       [run_id]).fetchall())
-        failed = list(store.query(
-            "SELECT o.task_id, o.outcome, o.failure_class, (SELECT detail FROM executions e WHERE e.run_id = o.run_id "
-            "AND e.task_id = o.task_id AND e.candidate_index = o.candidate_index ORDER BY exec_id DESC LIMIT 1) "
-            "AS detail FROM outcomes o WHERE o.run_id = ? AND o.outcome != 'passed' ORDER BY o.task_id", [run_id]))
+        counts = bench.outcome_counts(store, run_id)
+        failed = bench.unpassed_outcomes(store, run_id)
         total = sum(counts.values())
         rows.append((name, run_id, total, counts.get("passed", 0), wall))
         print(f"{name}: {counts.get('passed', 0)}/{total} canonical middles pass, wall {wall:.1f} s "
               f"({total / wall:.1f}/s), run {run_id}", flush=True)
         for f in failed:
-            print(f"    {f['task_id']}: {f['outcome']} {f['failure_class'] or ''}: {(f['detail'] or '')[:200]}")
+            print(f"    {f.task_id}: {f.outcome} {f.failure_class or ''}: {(f.detail or '')[:200]}")
     print("\n| benchmark | canonical middles | pass | fail | wall s | per s | run |")
     print("|---|---|---|---|---|---|---|")
     for name, run_id, total, passed, wall in rows:

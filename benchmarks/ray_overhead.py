@@ -104,6 +104,7 @@ def sandbox_cpu_s(client, run_id: str) -> float:
 
 
 def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) -> dict:
+    from passgate.core.record.queries import bench
     from passgate.core.record.store import Store
     from passgate.core.run.engine import start_run
     from passgate.core.sandbox.docker_runner import docker_client
@@ -124,9 +125,9 @@ def one_run(tmp: Path, manifest: Path, factory, name: str, background: float) ->
     run_id = start_run(Store(db), manifest, runner_factory=capture, progress=progress)
     store = Store(db)
     assert store.run(run_id)["status"] == "completed", store.run(run_id)
-    n = store.count("outcomes", run_id)
-    passed = store.db.execute("SELECT SUM(protected_passed) FROM outcomes WHERE run_id=?", [run_id]).fetchone()[0]
-    nodes = {r[0] for r in store.db.execute("SELECT DISTINCT node FROM executions WHERE run_id=?", [run_id])}
+    totals = bench.outcome_totals(store, run_id)
+    n, passed = totals.outcomes, totals.protected_passed
+    nodes = bench.execution_nodes(store, run_id)
     (t0, c0, s0, k0, by0), (t1, c1, s1, k1, by1) = marks[0], marks[-1]
     out = {"rate": (n - 1) / (t1 - t0), "n": n, "passed": passed, "nodes": len(nodes),
            "cpu_ms": ((c1 - c0) - background * (t1 - t0)) / (n - 1) * 1000, "box_cpu_ms": (s1 - s0) / (n - 1) * 1000,

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/report_1m_rows.py [--tasks 5000] [--candidates 200] [--db PATH]
 
 Builds a real SQLite file through `core.record.store.Store` (schema, triggers, manifest, run, tasks),
-then bulk-inserts candidates, executions and outcomes with `executemany` inside one transaction.
+then bulk-writes candidates, outcomes and executions in one transaction (`core.record.synthetic`).
 Only this fixture bypasses the hash chain (rows carry placeholder hashes) so that setup takes
 seconds; the report reads the same columns either way. Prints the best wall time of --repeat
 builds and the CPU time of all threads; exits 1 when the wall time is 2 seconds or more.
@@ -21,10 +21,12 @@ import os
 import sys
 import tempfile
 import time
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
 
+from passgate.core.record import synthetic
 from passgate.core.record.store import Store
 
 SLICES = ("humaneval", "mbpp", "product-billing", "product-search")
@@ -78,41 +80,26 @@ def make_run(store: Store, run_id: str, tasks: int, candidates: int, seed: int =
     fclass[infra] = "infra_error"
     prot = (outcome == "passed").astype(int)
     logprob = -rng.gamma(2.0, 0.2, size=total) + 0.2 * passed
-    conn = store.db.conn
     tid = [task_ids[i] for i in task_no]
-    conn.execute("PRAGMA synchronous=OFF")   # fixture only: a crash mid-setup just means rerunning it
-    with conn:
-        conn.executemany(
-            "INSERT INTO candidates (run_id, task_id, candidate_index, source, prompt_tokens, "
-            "completion_tokens, model_id, mean_logprob, gen_status, prev_hash, row_hash) "
-            "VALUES (?,?,?,'import',?,?,'bench-model',?,'ok','bench','bench')",
-            zip([run_id] * total, tid, cand_no.tolist(), [120] * total,
-                rng.integers(20, 200, total).tolist(), logprob.tolist()))
-        conn.executemany(
-            "INSERT INTO outcomes (run_id, task_id, candidate_index, outcome, failure_class, public_passed, "
-            "protected_passed, attempts, cpu_s, wall_s, reason, prev_hash, row_hash) "
-            "VALUES (?,?,?,?,?,?,?,1,?,?,?,'bench','bench')",
-            zip([run_id] * total, tid, cand_no.tolist(), outcome.tolist(), fclass.tolist(),
-                np.where(has_public & ~infra, public.astype(object), None).tolist(), prot.tolist(), cpu.tolist(),
-                (cpu * 1.3).tolist(), np.where(infra, "sandbox container died twice", None).tolist()))
-        conn.executemany(
-            "INSERT INTO executions (run_id, task_id, candidate_index, attempt, purpose, status, "
-            "public_status, protected_status, failure_class, cpu_s, wall_s, peak_rss_kb, prev_hash, row_hash) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,20000,'bench','bench')",
-            _executions(run_id, tid, cand_no, passed, infra, fclass, cpu, rng))
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    synthetic.write_synthetic_rows(
+        store,
+        candidates=zip(repeat(run_id), tid, cand_no.tolist(), repeat("import"), repeat(120),
+                       rng.integers(20, 200, total).tolist(), repeat("bench-model"), logprob.tolist(), repeat("ok")),
+        outcomes=zip(repeat(run_id), tid, cand_no.tolist(), outcome.tolist(), fclass.tolist(),
+                     np.where(has_public & ~infra, public.astype(object), None).tolist(), prot.tolist(), repeat(1),
+                     cpu.tolist(), (cpu * 1.3).tolist(), np.where(infra, "sandbox container died twice", None).tolist()),
+        executions=_executions(run_id, tid, cand_no, passed, infra, fclass, cpu, rng))
 
 
 def _executions(run_id, tid, cand_no, passed, infra, fclass, cpu, rng):
     status = np.where(infra, "infra_error", "ok")
     verdict = np.where(passed, "passed", "failed")
     for row in zip(tid, cand_no.tolist(), status.tolist(), verdict.tolist(), fclass.tolist(), cpu.tolist()):
-        yield (run_id, row[0], row[1], 1, "grade", row[2], row[3], row[3], row[4], row[5], row[5] * 1.3)
+        yield (run_id, row[0], row[1], 1, "grade", row[2], row[3], row[3], row[4], row[5], row[5] * 1.3, 20000)
     retry = np.flatnonzero(infra | (rng.random(len(tid)) < 0.01))
     for i in retry.tolist():
         yield (run_id, tid[i], int(cand_no[i]), 2, "infra_retry" if infra[i] else "rerun", status[i],
-               verdict[i], verdict[i], fclass[i], float(cpu[i]), float(cpu[i]) * 1.3)
+               verdict[i], verdict[i], fclass[i], float(cpu[i]), float(cpu[i]) * 1.3, 20000)
 
 
 def main(argv: list[str] | None = None) -> int:

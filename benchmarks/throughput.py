@@ -37,7 +37,6 @@ import os
 import re
 import resource
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -118,18 +117,17 @@ def engine_at(ref: str, tmp: Path) -> tuple[Path, dict]:
 
 
 def run_engine_at(pythonpath: Path, manifest: dict) -> dict:
-    """run_manifest in a child process that imports passgate from `pythonpath`."""
+    """run_manifest with the run in a child process that imports passgate from `pythonpath`; this
+    passgate reads the record it leaves."""
     import os
     import subprocess
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as fh:
-        yaml.safe_dump(manifest, fh)
-    try:
-        out = subprocess.run([sys.executable, __file__, "--engine-run", fh.name], check=True, text=True,
+    with tempfile.TemporaryDirectory() as tmp:
+        request = Path(tmp) / "manifest.yaml"
+        request.write_text(yaml.safe_dump(manifest))
+        out = subprocess.run([sys.executable, __file__, "--engine-run", str(request)], check=True, text=True,
                              capture_output=True, cwd=pythonpath / "passgate",
                              env={**os.environ, "PYTHONPATH": str(pythonpath)}).stdout
-    finally:
-        os.unlink(fh.name)
-    return json.loads(out.strip().splitlines()[-1])
+        return record_figures(Path(tmp), json.loads(out.strip().splitlines()[-1]))
 
 
 def runner_with(program: str | None):
@@ -167,27 +165,36 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, cro
 def run_manifest(manifest: dict, program: str | None = None) -> dict:
     """One run of this manifest in a fresh store: wall time, the controller's CPU and what the
     record says (outcomes, executions, the grading and re-check phases, timeouts)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return record_figures(Path(tmp), timed_run(manifest, Path(tmp), program))
+
+
+def timed_run(manifest: dict, tmp: Path, program: str | None = None) -> dict:
+    """One run of this manifest into a fresh record in `tmp`: its run id, wall time and the controller's
+    CPU. All a `--baseline-ref` child runs with that commit's passgate."""
     from passgate.core.record.store import Store
     from passgate.core.run.engine import start_run
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.yaml"
-        path.write_text(yaml.safe_dump(manifest))
-        db = Path(tmp) / "bench.db"
-        t, cpu = time.perf_counter(), _own_cpu()
-        factory = runner_with(program)
-        run_id = start_run(Store(db), path, **({"runner_factory": factory} if factory else {}))
-        elapsed, controller_cpu = time.perf_counter() - t, _own_cpu() - cpu
-        con = sqlite3.connect(db)
-        n, passed = con.execute("SELECT COUNT(*), SUM(protected_passed) FROM outcomes WHERE run_id=?",
-                                [run_id]).fetchone()
-        executed = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=?", [run_id]).fetchone()[0]
-        graded = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=? AND purpose='grade'",
-                             [run_id]).fetchone()[0]
-        phases = {purpose: _span(con, run_id, purpose) for purpose in ("grade", "timeout_recheck")}
-        timeouts = con.execute("SELECT COUNT(*) FROM executions WHERE run_id=? AND failure_class='timeout'",
-                               [run_id]).fetchone()[0]
-    return {"elapsed": elapsed, "n": n, "passed": passed, "executed": executed, "graded": graded, "phases": phases,
-            "timeouts": timeouts, "controller_cpu": controller_cpu}
+    path = tmp / "bench.yaml"
+    path.write_text(yaml.safe_dump(manifest))
+    t, cpu = time.perf_counter(), _own_cpu()
+    factory = runner_with(program)
+    run_id = start_run(Store(tmp / "bench.db"), path, **({"runner_factory": factory} if factory else {}))
+    return {"run_id": run_id, "elapsed": time.perf_counter() - t, "controller_cpu": _own_cpu() - cpu}
+
+
+def record_figures(tmp: Path, timing: dict) -> dict:
+    """The timed run's figures with what its record in `tmp` says."""
+    from passgate.core.record.queries.bench import execution_counts, outcome_totals, phase_bounds
+    from passgate.core.record.store import Store
+    store, run_id = Store(tmp / "bench.db"), timing["run_id"]
+    try:
+        totals, counts = outcome_totals(store, run_id), execution_counts(store, run_id)
+        phases = {purpose: _span(phase_bounds(store, run_id, purpose)) for purpose in ("grade", "timeout_recheck")}
+    finally:
+        store.close()
+    return {"elapsed": timing["elapsed"], "n": totals.outcomes, "passed": totals.protected_passed,
+            "executed": counts.executed, "graded": counts.graded, "phases": phases, "timeouts": counts.timeouts,
+            "controller_cpu": timing["controller_cpu"]}
 
 
 def _own_cpu() -> float:
@@ -196,13 +203,11 @@ def _own_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def _span(con: sqlite3.Connection, run_id: str, purpose: str) -> float:
-    """Wall seconds from the first attempt of this purpose starting to the last one finishing."""
-    first, last = con.execute("SELECT MIN(started_at), MAX(finished_at) FROM executions WHERE run_id=? "
-                              "AND purpose=?", [run_id, purpose]).fetchone()
-    if first is None:
+def _span(bounds) -> float:
+    """Wall seconds from the first attempt of a purpose starting to the last one finishing."""
+    if bounds.first_started is None:
         return 0.0
-    return (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
+    return (datetime.fromisoformat(bounds.last_finished) - datetime.fromisoformat(bounds.first_started)).total_seconds()
 
 
 # ---- sandboxed peers ------------------------------------------------------------------------------
@@ -387,7 +392,7 @@ def main() -> int:
     ap.add_argument("--engine-run", type=Path, help=argparse.SUPPRESS)   # the child of run_engine_at
     args = ap.parse_args()
     if args.engine_run:
-        print(json.dumps(run_manifest(yaml.safe_load(args.engine_run.read_text()))))
+        print(json.dumps(timed_run(yaml.safe_load(args.engine_run.read_text()), args.engine_run.parent)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         samples = args.samples
