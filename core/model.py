@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # Why a candidate failed. `infra_error` is never counted against the model.
+# Outcomes that count toward pass@k (flaky counts as not passed) and those reported apart.
+COUNTED_OUTCOMES = ("passed", "failed", "flaky")
+EXCLUDED_OUTCOMES = ("infra_error", "excluded")
 FAILURE_CLASSES = (
     "wrong_answer",       # a test assertion failed on the candidate's answer
     "runtime_error",      # the candidate raised (detail carries the exception type)

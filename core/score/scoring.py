@@ -21,9 +21,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-# Outcomes that count toward pass@k (flaky counts as not passed) and those reported apart.
-COUNTED_OUTCOMES = ("passed", "failed", "flaky")
-EXCLUDED_OUTCOMES = ("infra_error", "excluded")
+from passgate.core.model import COUNTED_OUTCOMES, EXCLUDED_OUTCOMES  # noqa: F401 - scoring's words
+
+
 AGGREGATIONS = ("micro", "macro")
 
 

@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from passgate.core.model import CANARY_GLOB_SQL
+from passgate.core.model import CANARY_GLOB_SQL, COUNTED_OUTCOMES
 
 US = 1_000_000   # execution times travel as integer microseconds
-_COUNTED = ("passed", "failed", "flaky")   # the outcomes pass@k counts
-_COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in _COUNTED) + ")"
+_COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in COUNTED_OUTCOMES) + ")"
 _NOT_CANARY = f" AND task_id NOT GLOB {CANARY_GLOB_SQL}"      # canary tasks are never part of pass@k
 
 T = TypeVar("T")
