@@ -17,7 +17,7 @@ import docker.errors
 
 from ..errors import DriftError, SandboxUnavailable
 from ..sandbox import cgroups
-from ..sandbox.boundary import failed, probe_checks
+from ..sandbox.boundary import SandboxConfig, failed, probe_checks
 from ..sandbox.docker_runner import docker_client, remove_stale
 from ..sandbox.runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost, limits_for
 from .grading import LanguageGrader
@@ -94,19 +94,19 @@ class LanguageWorker(Worker):
             found[image.language].pop("id", None)
         return merge_probes(found, self.runner.images, int(limits["nproc"]))
 
-    def inspect(self) -> dict:
+    def sandbox_config(self) -> SandboxConfig:
         """The first language's container as the engine reports it; another language's when its
         configuration differs or its image is not the pinned one."""
         first = None
         for image in self.runner.images:
-            data = self._container_for(image.language).inspect()
-            if image.digest and data.get("Image") != image.digest:
-                return data
+            config = self._container_for(image.language).sandbox_config()
+            if image.digest and config.image != image.digest:
+                return config
             if first is None:
-                first = data
-            elif data.get("HostConfig") != first.get("HostConfig"):
-                return data
-        return first or {}
+                first = config
+            elif not config.same_host_settings(first):
+                return config
+        return first
 
     def worn(self) -> bool:
         return bool(self._pids_file) and cgroups.worn(self._pids_file, int(self.runner.container_limits["pids"]))

@@ -21,6 +21,8 @@ import struct
 import time
 from pathlib import Path
 
+from ..sandbox import docker_config
+from ..sandbox.boundary import SandboxConfig
 from ..sandbox.cgroups import container_pids_limit
 from ..sandbox.docker_runner import CANDIDATE_UID, LABEL, remove_container
 from ..sandbox.runner import WorkerLost
@@ -114,8 +116,8 @@ class LanguageContainer:
         if self.container_id:
             remove_container(self.client, self.container_id)
 
-    def inspect(self) -> dict:
-        return self.client.api.inspect_container(self.container_id)
+    def sandbox_config(self) -> SandboxConfig:
+        return docker_config.sandbox_config(self.client, self.container_id)
 
     # ---- protocol -----------------------------------------------------------------
     def request(self, obj: dict, timeout: float) -> dict:

@@ -219,12 +219,12 @@ def _preflight(store: Store, ctx: RunContext, runner: Runner, info, canary: str)
     try:
         limits = limits_for(ctx.limits, 30.0)
         probe = worker.probe(limits, timeout=120)
-        inspect = worker.inspect()
+        config = worker.sandbox_config()
     finally:
         worker.close()
     probe.pop("id", None)
     checks = probe_checks(probe, canary=canary, expected_nproc=int(ctx.limits["nproc"]))
-    container = container_checks(inspect, runtime=ctx.manifest.execution.runtime, image_digest=info.image_digest,
+    container = container_checks(config, runtime=ctx.manifest.execution.runtime, image_digest=info.image_digest,
                                  canary=canary)
     store.seal(ctx.run_id, "preflight", probe_json=json.dumps({"checks": [c.as_dict() for c in checks], "raw": probe}),
                preflight_json=json.dumps({"checks": [c.as_dict() for c in container],

@@ -101,7 +101,7 @@ def _execute_again(store: Store, ctx, runner: Runner, cands: list[dict], cancel:
 def _checked_worker(runner: Runner, manifest: Manifest, image_digest: str):
     """A fresh worker whose container configuration passes the preflight checks."""
     worker = runner.new_worker()
-    bad = failed(container_checks(worker.inspect(), runtime=manifest.execution.runtime,
+    bad = failed(container_checks(worker.sandbox_config(), runtime=manifest.execution.runtime,
                                   image_digest=image_digest, canary=None))
     if bad:
         worker.close()

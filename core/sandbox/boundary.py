@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,30 @@ class Check:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """A sandbox's configuration as its runtime reports it, in passgate's words (each runner reads its
+    runtime's own format into this; the checks below judge it)."""
+
+    runtime: str | None
+    network: str | None
+    mounts: tuple[str, ...]              # sources of what is mounted into the sandbox
+    bind_mounts: tuple[str, ...]         # host paths asked to be bound in
+    read_only_root: bool
+    capabilities_dropped: tuple[str, ...]
+    capabilities_added: tuple[str, ...]
+    security_options: tuple[str, ...]
+    privileged: bool
+    image: str | None
+    memory_bytes: int | None
+    pids_limit: int | None
+    environment: tuple[str, ...]         # KEY=value, as the sandbox's processes start with it
+
+    def same_host_settings(self, other: SandboxConfig) -> bool:
+        """Equal apart from the image and its environment (each language has its own)."""
+        return replace(self, image=None, environment=()) == replace(other, image=None, environment=())
 
 
 def _items(values) -> str:
@@ -98,28 +122,24 @@ def probe_checks(probe: dict, *, canary: str | None, expected_nproc: int, expect
 ALLOWED_ENV = frozenset({"HOSTNAME", "LANG", "PATH", "PYTHONHASHSEED", "TZ"})
 
 
-def container_checks(inspect: dict, *, runtime: str, image_digest: str, canary: str | None) -> list[Check]:
-    """Judge the container's configuration as the engine reports it."""
-    hc = inspect.get("HostConfig") or {}
-    cfg = inspect.get("Config") or {}
-    mounts = inspect.get("Mounts") or []
-    env = cfg.get("Env") or []
+def container_checks(config: SandboxConfig, *, runtime: str, image_digest: str, canary: str | None) -> list[Check]:
+    """Judge the sandbox's configuration as its runtime reports it."""
+    c, env = config, config.environment
     checks = [
-        Check("runtime", hc.get("Runtime") == runtime, f"runtime {hc.get('Runtime')} (the manifest names {runtime})", "runtime"),
-        Check("network_none", hc.get("NetworkMode") == "none", f"network mode {hc.get('NetworkMode')}", "network"),
-        Check("no_host_mounts", not mounts and not hc.get("Binds"),
-              f"mounts: {_items([m.get('Source') for m in mounts])}", "mounts"),
-        Check("read_only_root", bool(hc.get("ReadonlyRootfs")), f"read-only root filesystem: {_yes(hc.get('ReadonlyRootfs'))}", "filesystem"),
-        Check("capabilities_dropped", "ALL" in (hc.get("CapDrop") or []) and
-              set(hc.get("CapAdd") or []) <= {"SETUID", "SETGID", "KILL", "CAP_SETUID", "CAP_SETGID", "CAP_KILL"},
-              f"capabilities dropped: {_items(hc.get('CapDrop'))}; added: {_items(hc.get('CapAdd'))}", "credentials"),
-        Check("no_new_privileges", any("no-new-privileges" in s for s in (hc.get("SecurityOpt") or [])),
-              f"security options: {_items(hc.get('SecurityOpt'))}", "credentials"),
-        Check("not_privileged", not hc.get("Privileged"), f"privileged: {_yes(hc.get('Privileged'))}", "credentials"),
-        Check("image_pinned", inspect.get("Image") == image_digest,
-              f"container image {inspect.get('Image')} (pinned {image_digest})", "image"),
-        Check("memory_limited", bool(hc.get("Memory")), f"memory {hc.get('Memory')} bytes", "memory"),
-        Check("pids_limited", bool(hc.get("PidsLimit")), f"pids limit {hc.get('PidsLimit')}", "processes"),
+        Check("runtime", c.runtime == runtime, f"runtime {c.runtime} (the manifest names {runtime})", "runtime"),
+        Check("network_none", c.network == "none", f"network mode {c.network}", "network"),
+        Check("no_host_mounts", not c.mounts and not c.bind_mounts, f"mounts: {_items(c.mounts)}", "mounts"),
+        Check("read_only_root", c.read_only_root, f"read-only root filesystem: {_yes(c.read_only_root)}", "filesystem"),
+        Check("capabilities_dropped", "ALL" in c.capabilities_dropped and
+              set(c.capabilities_added) <= {"SETUID", "SETGID", "KILL", "CAP_SETUID", "CAP_SETGID", "CAP_KILL"},
+              f"capabilities dropped: {_items(c.capabilities_dropped)}; added: {_items(c.capabilities_added)}",
+              "credentials"),
+        Check("no_new_privileges", any("no-new-privileges" in s for s in c.security_options),
+              f"security options: {_items(c.security_options)}", "credentials"),
+        Check("not_privileged", not c.privileged, f"privileged: {_yes(c.privileged)}", "credentials"),
+        Check("image_pinned", c.image == image_digest, f"container image {c.image} (pinned {image_digest})", "image"),
+        Check("memory_limited", bool(c.memory_bytes), f"memory {c.memory_bytes} bytes", "memory"),
+        Check("pids_limited", bool(c.pids_limit), f"pids limit {c.pids_limit}", "processes"),
         Check("environment_scrubbed", {e.split("=", 1)[0] for e in env} <= ALLOWED_ENV,
               f"environment keys: {_items(sorted(e.split('=', 1)[0] for e in env))} (allowed: {_items(sorted(ALLOWED_ENV))})",
               "credentials"),

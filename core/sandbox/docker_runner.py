@@ -25,7 +25,8 @@ from pathlib import Path
 import docker.errors
 
 from ..errors import DriftError, SandboxUnavailable
-from . import cgroups
+from . import cgroups, docker_config
+from .boundary import SandboxConfig
 from .cgroups import container_pids_limit
 from .runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost
 
@@ -326,8 +327,8 @@ class DockerWorker(Worker):
     def probe(self, limits: dict, *, timeout: float) -> dict:
         return self._request({"op": "probe", "limits": limits}, timeout=timeout)
 
-    def inspect(self) -> dict:
-        return self.client.api.inspect_container(self.container_id)
+    def sandbox_config(self) -> SandboxConfig:
+        return docker_config.sandbox_config(self.client, self.container_id)
 
 
 class DockerRunner(Runner):

@@ -77,11 +77,11 @@ class SlotServer:
         if "lost" in started:
             return {"error": f"cannot start a sandbox: {started['lost']}"}
         probe = self.call("probe", probe_limits, timeout=120)
-        inspect = self.call("inspect")
+        config = self.call("sandbox_config")
         self.stop()
-        if "lost" in probe or "lost" in inspect:
-            return {"error": f"the self-probe did not finish: {probe.get('lost') or inspect.get('lost')}"}
-        return {"probe": probe["ok"], "inspect": inspect["ok"]}
+        if "lost" in probe or "lost" in config:
+            return {"error": f"the self-probe did not finish: {probe.get('lost') or config.get('lost')}"}
+        return {"probe": probe["ok"], "sandbox_config": config["ok"]}
 
     def ensure(self) -> dict:
         """This slot's container, started if it has none (its workers share it)."""
@@ -103,7 +103,7 @@ class SlotServer:
         return {"container_id": self.worker.container_id}
 
     def call(self, op: str, *args, **kwargs) -> dict:
-        """`evaluate`, `probe` or `inspect` on the container; a lost worker comes back as data."""
+        """`evaluate`, `probe` or `sandbox_config` on the container; a lost worker comes back as data."""
         if self.worker is None:
             # the candidate before this one took the container down: this call never ran, so it gets a
             # fresh container rather than an infra attempt it did nothing to earn

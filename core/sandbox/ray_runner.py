@@ -24,7 +24,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 
 from ..errors import SandboxUnavailable
-from .boundary import container_checks, failed, probe_checks
+from .boundary import SandboxConfig, container_checks, failed, probe_checks
 from .docker_runner import worker_sha256
 from .ray_node import SlotServer
 from .runner import EvalRequest, EvalResult, Runner, RunnerInfo, Worker, WorkerLost
@@ -137,8 +137,8 @@ class RayWorker(Worker):
     def probe(self, limits: dict, *, timeout: float) -> dict:
         return self._call("probe", limits, timeout=timeout, wait_s=timeout)
 
-    def inspect(self) -> dict:
-        return self._call("inspect", wait_s=60)
+    def sandbox_config(self) -> SandboxConfig:
+        return self._call("sandbox_config", wait_s=60)
 
     def close(self) -> None:
         slot, self._slot = self._slot, None
@@ -337,7 +337,7 @@ class RayRunner(Runner):
             return f"runtime differs: {r['runtime']} but the run uses {self._runtime_fp}"
         nproc = int(self.docker_args["limits"]["nproc"])
         bad = failed(probe_checks(r["probe"], canary=None, expected_nproc=nproc)) + failed(
-            container_checks(r["inspect"], runtime=self.runtime, image_digest=self._digest, canary=None))
+            container_checks(r["sandbox_config"], runtime=self.runtime, image_digest=self._digest, canary=None))
         if bad:
             return "sandbox boundary open: " + "; ".join(f"{c.name} ({c.saw})" for c in bad)
         return None

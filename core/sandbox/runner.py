@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from passgate.core.model import Task
 
+from .boundary import SandboxConfig
 from .program.protocol import PROTOCOL as GRADING_PROTOCOL
 from .program.protocol import REFERENCE_BUDGET_S
 from .program.protocol import TAMPER_KINDS
@@ -273,8 +274,8 @@ class Worker(abc.ABC):
         return None
 
     @abc.abstractmethod
-    def inspect(self) -> dict:
-        """The effective sandbox configuration as the engine reports it (for preflight).
+    def sandbox_config(self) -> SandboxConfig:
+        """The effective sandbox configuration as its runtime reports it (for preflight).
 
         Raises WorkerLost when the environment is gone.
         """

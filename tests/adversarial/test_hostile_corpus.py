@@ -81,7 +81,7 @@ def test_controller_canary_never_reaches_a_candidate(docker_client):
                    f"    hit = [v for v in seen if hashlib.sha256(v).hexdigest() == {digest!r}]\n"
                    "    return 'canary visible' if hit else 'nothing'\n")
         verdict, res = grade(w, PROBE_TASK, program)
-        env = w.inspect()["Config"]["Env"]
+        env = w.sandbox_config().environment
         runner.close()
     finally:
         del os.environ["PASSGATE_TEST_SECRET_KEY"]

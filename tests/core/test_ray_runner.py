@@ -6,6 +6,7 @@ The nodes share this machine's dockerd, so each is told apart by its Ray node id
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import signal
@@ -196,21 +197,21 @@ def test_a_node_is_judged_on_its_pins_and_on_its_own_boundary_self_probe(gvisor_
     from passgate.core.sandbox.runner import limits_for
     w = gvisor_runner.new_worker()
     try:
-        probe, inspect = w.probe(limits_for(sandbox_limits(), 30.0), timeout=120), w.inspect()
+        probe, config = w.probe(limits_for(sandbox_limits(), 30.0), timeout=120), w.sandbox_config()
     finally:
         w.close()
     runner = RayRunner(address="unused", image=IMAGE, runtime="runsc", limits=sandbox_limits())
     runner._digest, runner._runtime_fp = image_digest, "/usr/bin/runsc (runsc version X)"
     node = {"label": "n1", "image_digest": image_digest, "worker_sha256": worker_sha256(),
-            "runtime": "/usr/bin/runsc (runsc version X)", "engine_version": "20.10", "probe": probe, "inspect": inspect}
+            "runtime": "/usr/bin/runsc (runsc version X)", "engine_version": "20.10", "probe": probe, "sandbox_config": config}
     assert runner._judge(node) is None
     assert "runtime differs" in runner._judge({**node, "runtime": "/usr/bin/runsc (runsc version Y)"})
     assert "same passgate version" in runner._judge({**node, "worker_sha256": "0" * 64})
     assert "image digest differs" in runner._judge({**node, "image_digest": WRONG_DIGEST})
     leaky = {**probe, "interfaces": {"value": ["lo", "eth0"]}}
     assert "only_loopback_interface" in runner._judge({**node, "probe": leaky})
-    runc = {**inspect, "HostConfig": {**inspect["HostConfig"], "Runtime": "runc"}}
-    assert "boundary open: runtime" in runner._judge({**node, "inspect": runc})
+    runc = dataclasses.replace(config, runtime="runc")
+    assert "boundary open: runtime" in runner._judge({**node, "sandbox_config": runc})
 
 
 def count(db: Path, sql: str, *params) -> int:

@@ -92,10 +92,11 @@ def test_probe_runs_as_a_candidate_would(worker):
     assert probe["processes"]["value"]["forked"] <= 32
 
 
-def test_inspect_shows_the_hardened_configuration(runner, worker):
-    hc = worker.inspect()["HostConfig"]
-    assert hc["Runtime"] == runner.runtime and hc["NetworkMode"] == "none" and hc["ReadonlyRootfs"]
-    assert hc["CapDrop"] == ["ALL"] and not hc["Binds"] and hc["PidsLimit"] > 0 and hc["Memory"] > 0
+def test_the_sandbox_config_shows_the_hardened_configuration(runner, worker):
+    c = worker.sandbox_config()
+    assert c.runtime == runner.runtime and c.network == "none" and c.read_only_root
+    assert c.capabilities_dropped == ("ALL",) and not c.bind_mounts and not c.mounts
+    assert c.pids_limit > 0 and c.memory_bytes > 0
 
 
 def test_a_container_killed_from_outside_loses_the_worker(runner, docker_client):
