@@ -141,7 +141,7 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         _preflight(store, ctx, runner, info, canary)
         grader = grader_of(manifest)        # the kinds' pipeline (core/kinds), one per manifest
         if grader == "repository":
-            RepoGrading(store, ctx).run()
+            RepoGrading(store, ctx, runner).run()
         else:
             calibrate(store, ctx, runner)
             GradingSession(store, ctx, runner).run()

@@ -18,7 +18,8 @@ from passgate.core.progress import Progress
 from passgate.core.record.redact import redact
 from passgate.core.record.store import Store, utcnow
 from passgate.core.sandbox.packages import parse_packages
-from passgate.core.sandbox.repo_runner import RepoRunner, WorkerLost, repo_job
+from passgate.core.sandbox.repo_jobs import repo_job, repo_program
+from passgate.core.sandbox.runner import Runner, WorkerLost
 
 from .dispatch import RunContext
 from .repo_verdict import PatchVerdict, judge_patch
@@ -47,13 +48,14 @@ def known_modules(task: Task, packages: tuple[str, ...]) -> set[str]:
 class RepoGrading:
     """One run's repository grading; the engine's thread is the only writer."""
 
-    def __init__(self, store: Store, ctx: RunContext):
+    def __init__(self, store: Store, ctx: RunContext, runner: Runner):
         self.store, self.ctx = store, ctx
         ex = ctx.manifest.execution
         self.refuse = ex.test_edits == "refuse"
-        self.runner = RepoRunner(image=ex.image, runtime=ex.runtime, limits=ctx.limits,
-                                 seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz},
-                                 run_label=ctx.run_id)
+        # the run's runner (Docker or Ray), its sandboxes booting the repository grader, one per patch
+        self.runner = runner.for_program(repo_program())
+        self.runner.check(ex.image_digest)
+        self.workers = max(1, runner.concurrency or ex.workers)
         # per task: the reference run's public ids, and its outcomes per public and per protected id
         self.expected: dict[str, tuple[list[str], dict, dict]] = {}
 
@@ -68,7 +70,7 @@ class RepoGrading:
 
     def _pool(self, jobs):
         """(job, result) pairs from `workers` sandboxes at once, yielded in the engine's thread."""
-        with ThreadPoolExecutor(max_workers=max(1, self.ctx.manifest.execution.workers)) as pool:
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures = [(job, pool.submit(self._grade, *job)) for job in jobs]
             for job, future in futures:
                 if self.ctx.cancel.is_set():
@@ -83,10 +85,21 @@ class RepoGrading:
         timeout = float(spec["timeout_s"])
         limits = {**self.ctx.limits, "cpu_s": timeout, "wall_s": timeout * 2}
         start = time.monotonic()
-        grade = lambda patch_text: self.runner.grade(  # noqa: E731
-            repo_job(spec, patch_text, public_args=args, limits=limits), timeout_s=timeout * 6 + 60)
+        def grade(patch_text: str) -> dict:
+            return self._in_fresh_sandbox(repo_job(spec, patch_text, public_args=args, limits=limits),
+                                          timeout_s=timeout * 6 + 60)
         result = self._sealed(grade, scan.graded_patch, task.reference_solution)
         return result, scan.as_dict(), time.monotonic() - start
+
+    def _in_fresh_sandbox(self, job: dict, *, timeout_s: float) -> dict:
+        """The grader's reply for one patch, from a sandbox started for it and removed after it."""
+        worker = self.runner.new_worker()
+        try:
+            reply = worker.run_job(job, timeout_s=timeout_s)
+            reply["container_id"] = worker.container_id[:12]
+            return reply
+        finally:
+            worker.close()
 
     @staticmethod
     def _sealed(grade, patch: str, reference: str) -> dict:

@@ -217,6 +217,7 @@ class DockerWorker(Worker):
             remove_container(self.client, self.container_id)
         with _LIVE_LOCK:
             _LIVE.discard(self)
+        self.runner.forget(self)
 
     # ---- protocol -----------------------------------------------------------------
     def _send(self, data: bytes) -> None:
@@ -327,6 +328,9 @@ class DockerWorker(Worker):
     def probe(self, limits: dict, *, timeout: float) -> dict:
         return self._request({"op": "probe", "limits": limits}, timeout=timeout)
 
+    def run_job(self, job: dict, *, timeout_s: float) -> dict:
+        return self._request(job, timeout=timeout_s)
+
     def sandbox_config(self) -> SandboxConfig:
         return docker_config.sandbox_config(self.client, self.container_id)
 
@@ -337,6 +341,8 @@ class DockerRunner(Runner):
     def __init__(self, *, image: str, runtime: str, limits: dict, seeds: dict | None = None,
                  run_label: str = "", client=None, program: str | None = None):
         self.client = client or docker_client()
+        self._args = {"image": image, "runtime": runtime, "limits": dict(limits), "seeds": seeds,
+                      "run_label": run_label}
         self.image = image
         self.runtime = runtime
         # the limits containers really get (recorded with the run): under runsc the pids limit covers
@@ -391,12 +397,23 @@ class DockerRunner(Runner):
                           limits=dict(self.limits), node=self.node,
                           engine_version=str(info.get("ServerVersion", "")))
 
+    def for_program(self, program: str) -> DockerRunner:
+        return DockerRunner(**self._args, client=self.client, program=program)
+
     def new_worker(self) -> DockerWorker:
         worker = DockerWorker(self)
-        self._workers.append(worker)
+        with _LIVE_LOCK:
+            self._workers.append(worker)
         return worker
 
+    def forget(self, worker: DockerWorker) -> None:
+        """A closed worker leaves the runner's list (a runner of one-job sandboxes starts thousands)."""
+        with _LIVE_LOCK:
+            if worker in self._workers:
+                self._workers.remove(worker)
+
     def close(self) -> None:
-        for w in self._workers:
+        with _LIVE_LOCK:
+            workers, self._workers = self._workers, []
+        for w in workers:
             w.close()
-        self._workers.clear()

@@ -72,7 +72,16 @@ class SlotServer:
 
     def self_probe(self, probe_limits: dict) -> dict:
         """The boundary self-probe in a sandbox here, as a candidate would run, and the container's
-        configuration; the controller judges both."""
+        configuration; the controller judges both. The probe is the function worker's, whatever
+        program this slot's sandboxes boot."""
+        own, self.runner = self.runner, DockerRunner(**{**self.docker_args, "program": None})
+        try:
+            return self._probe(probe_limits)
+        finally:
+            self.runner.close()
+            self.runner = own
+
+    def _probe(self, probe_limits: dict) -> dict:
         started = self.start()
         if "lost" in started:
             return {"error": f"cannot start a sandbox: {started['lost']}"}

@@ -18,6 +18,7 @@ The node side lives in `ray_node.py`.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections import Counter, deque
@@ -137,6 +138,9 @@ class RayWorker(Worker):
     def probe(self, limits: dict, *, timeout: float) -> dict:
         return self._call("probe", limits, timeout=timeout, wait_s=timeout)
 
+    def run_job(self, job: dict, *, timeout_s: float) -> dict:
+        return self._call("run_job", job, timeout_s=timeout_s, wait_s=timeout_s)
+
     def sandbox_config(self) -> SandboxConfig:
         return self._call("sandbox_config", wait_s=60)
 
@@ -150,7 +154,7 @@ class RayRunner(Runner):
     """Workers as slot actors on the nodes of a Ray cluster, each running the local Docker runner."""
 
     def __init__(self, *, address: str, image: str, runtime: str, limits: dict, seeds: dict | None = None,
-                 run_label: str = "", per_node: int = 2, isolation: str = "shard"):
+                 run_label: str = "", per_node: int = 2, isolation: str = "shard", program: str | None = None):
         self.address, self.per_node = address, per_node
         self.start_timeout_s = START_TIMEOUT_S     # the engine's patience covers one start attempt
         # a sandbox per candidate admits one worker per sandbox; a shard's sandbox takes the next
@@ -159,6 +163,10 @@ class RayRunner(Runner):
         self.image, self.runtime = image, runtime
         self.docker_args = {"image": image, "runtime": runtime, "limits": dict(limits), "seeds": dict(seeds or {}),
                             "run_label": run_label}
+        if program is not None:              # the sandboxes boot another program (`for_program`)
+            self.docker_args["program"] = program
+        self._program_sha256 = hashlib.sha256(program.encode()).hexdigest() if program is not None \
+            else worker_sha256()
         self.ray = None
         self._connected_here = False
         self._nodes: dict[str, _Node] = {}
@@ -198,7 +206,7 @@ class RayRunner(Runner):
                                         f"'{{\"{SLOT_RESOURCE}\": N}}'`)"))
         labels = ", ".join(f"{n.label}×{n.capacity}" for n in nodes)
         return RunnerInfo(runner="ray", runtime=self.runtime, image=self.image, image_digest=self._digest or "",
-                          worker_sha256=worker_sha256(), limits=dict(self.docker_args["limits"]),
+                          worker_sha256=self._program_sha256, limits=dict(self.docker_args["limits"]),
                           node=f"ray {self.address}: {labels}", engine_version=f"ray {self.ray.__version__}",
                           extra={"nodes": [n.label for n in nodes]})
 
@@ -210,6 +218,14 @@ class RayRunner(Runner):
         for n in other:
             self._event("node-refused", f"node {n.label} refused: image digest differs: {n.image_digest} but the "
                         f"run uses {digest}")
+
+    def for_program(self, program: str) -> RayRunner:
+        """The same cluster and boundary, a fresh sandbox per job: each worker's slot is its own, and
+        its container goes when the worker closes."""
+        a = self.docker_args
+        return RayRunner(address=self.address, image=self.image, runtime=self.runtime, limits=a["limits"],
+                         seeds=a["seeds"], run_label=a["run_label"], per_node=self.per_node, isolation="candidate",
+                         program=program)
 
     def new_worker(self) -> RayWorker:
         slot = self._acquire()
@@ -328,9 +344,9 @@ class RayRunner(Runner):
         """Why this node may not run the manifest's candidates, or None when it may."""
         if "error" in r:
             return r["error"]
-        if r["worker_sha256"] != worker_sha256():
+        if r["worker_sha256"] != self._program_sha256:
             return (f"its passgate worker program is {r['worker_sha256'][:16]}, the controller's "
-                    f"{worker_sha256()[:16]}: install the same passgate version on every node")
+                    f"{self._program_sha256[:16]}: install the same passgate version on every node")
         if r["image_digest"] != self._digest:
             return f"image digest differs: {r['image_digest']} but the run uses {self._digest}"
         if r["runtime"] != self._runtime_fp:

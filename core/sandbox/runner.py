@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from passgate.core.errors import ConfigError
 from passgate.core.model import Task
 
 from .boundary import SandboxConfig
@@ -252,6 +253,7 @@ class Worker(abc.ABC):
 
     node: str
     worker_id: str
+    container_id: str = ""              # the sandbox this worker's requests run in
 
     @abc.abstractmethod
     def evaluate(self, request: EvalRequest) -> EvalResult:
@@ -272,6 +274,15 @@ class Worker(abc.ABC):
         """A request that a sound evaluator passes on this worker, in the same kind of sandbox as
         `like` (which lost its sandbox); None for the engine's own known-good Python candidate."""
         return None
+
+    def run_job(self, job: Mapping[str, Any], *, timeout_s: float) -> dict:
+        """Send one job to a program other than the function grader (a repository patch to grade,
+        core/sandbox/repo_program) and return its reply as data. Only workers of a runner made by
+        `Runner.for_program` take jobs.
+
+        Raises WorkerLost as `evaluate` does.
+        """
+        raise NotImplementedError(f"{type(self).__name__} runs function candidates only")
 
     @abc.abstractmethod
     def sandbox_config(self) -> SandboxConfig:
@@ -330,6 +341,13 @@ class Runner(abc.ABC):
         Raises SandboxUnavailable when they are not, DriftError when the image digest differs
         from `expected_digest`.
         """
+
+    def for_program(self, program: str) -> Runner:
+        """A runner like this one (same engine or cluster, runtime, image, limits and boundary) whose
+        sandboxes boot `program` instead of the function grader; each of its workers is a fresh
+        sandbox for one job (`Worker.run_job`). The caller closes it."""
+        raise ConfigError(f"the {type(self).__name__} runs function candidates only; repository tasks need the "
+                          "Docker or the Ray runner")
 
     @abc.abstractmethod
     def new_worker(self) -> Worker:

@@ -1,0 +1,42 @@
+"""Repository grading in the sandbox: the program and the job.
+
+Each patch runs in a fresh sandbox with the same boundary as every function candidate's (no
+network, read-only root, tmpfs scratch, dropped capabilities), booting the repository grader
+(repo_program/) instead of the function worker: `Runner.for_program(repo_program())` gives the
+runner, `Worker.run_job(repo_job(...))` the grader's reply."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+PROGRAM_DIR = Path(__file__).resolve().parent / "repo_program"
+PROGRAM_PARTS = ("apply.py", "grader.py")
+
+
+def repo_program() -> str:
+    """The program as the container's bootstrap takes it (docker_runner.BOOT): modules by name, the
+    grader's parts as one module `worker`."""
+    source = "\n\n".join((PROGRAM_DIR / part).read_text() for part in PROGRAM_PARTS)
+    return json.dumps({"__init__": "", "worker": source}, sort_keys=True)
+
+
+def plugin_source() -> str:
+    return (PROGRAM_DIR / "plugin.py").read_text()
+
+
+def program_sha256() -> str:
+    return hashlib.sha256((repo_program() + plugin_source()).encode()).hexdigest()
+
+
+def repo_job(spec: dict, patch: str, *, public_args: list[str], limits: dict) -> dict:
+    """What the grader receives for one patch: the snapshot, the patch to apply, the commands, the
+    protected tests (copied in only after the build and the public tests) and the limits."""
+    return {"op": "repo", "snapshot": spec["snapshot_b64"], "patch": patch, "setup_command": spec["setup_command"],
+            "public_args": public_args, "protected": spec["protected_tests"],
+            "protected_args": list(spec["protected_test_ids"]), "pythonpath": spec["pythonpath"],
+            "limits": limits, "plugin": plugin_source()}
+
+
+__all__ = ["plugin_source", "program_sha256", "repo_job", "repo_program"]
