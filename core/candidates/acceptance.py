@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from passgate.core.errors import ConfigError
+from passgate.core.record.queries import runs
 from passgate.core.record.store import Store, utcnow
 from passgate.core.tasks.io import file_sha256, iter_json_lines, optional, require
 
@@ -66,11 +67,9 @@ def import_log(store: Store, run_id: str, path: str | Path) -> dict:
     """Check the log against the run and append it; returns what was recorded."""
     run = store.run(run_id)
     rid = run["run_id"]
-    candidates = {(r["task_id"], r["candidate_index"]) for r in store.query(
-        "SELECT task_id, candidate_index FROM candidates WHERE run_id = ?", [rid])}
+    candidates = runs.candidate_keys(store, rid)
     rows = read_log(path, candidates)
-    logged = {(r["task_id"], r["candidate_index"]) for r in store.query(
-        "SELECT task_id, candidate_index FROM acceptance WHERE run_id = ?", [rid])}
+    logged = runs.acceptance_keys(store, rid)
     again = [r for r in rows if (r["task_id"], r["candidate_index"]) in logged]
     if again:
         raise ConfigError(f"{len(again)} candidates are already in this run's suggestion log (e.g. "

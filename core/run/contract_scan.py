@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 
 from passgate.core.progress import Progress
+from passgate.core.record.queries import runs
+from passgate.core.record.queries.runs import ProgramToScan
 from passgate.core.record.store import Store, utcnow
 from passgate.core.tasks.contract import STDLIB, entry_signature, scan_imports, signature_changes
 
@@ -31,12 +33,7 @@ def sandbox_stdlib(store: Store, run_id: str) -> frozenset[str]:
 
 def contract_scan_run(store: Store, ctx) -> int:
     """Scan the run's candidates that have no contract scan yet; returns how many rows were written."""
-    todo = list(store.query(
-        "SELECT c.task_id, c.candidate_index, c.program, c.program_sha256 FROM candidates c "
-        "LEFT JOIN contract_scans s ON s.run_id = c.run_id AND s.task_id = c.task_id "
-        "AND s.candidate_index = c.candidate_index "
-        "WHERE c.run_id = ? AND s.task_id IS NULL AND ifnull(c.program, '') != '' "
-        "ORDER BY c.task_id, c.candidate_index", [ctx.run_id]))
+    todo = runs.programs_without_contract_scan(store, ctx.run_id)
     if not todo:
         return 0
     stdlib = sandbox_stdlib(store, ctx.run_id)
@@ -46,24 +43,24 @@ def contract_scan_run(store: Store, ctx) -> int:
                               message=f"contract scan: {start} of {len(todo)} candidates"))
         rows = [contract_row(ctx, r, stdlib, cache) for r in todo[start:start + BATCH]]
         written += store.append("contract_scans", [r for r in rows if r is not None])
-    named = store.db.execute("SELECT COUNT(*), SUM(disallowed > 0), SUM(signature_changed) FROM contract_scans "
-                             "WHERE run_id = ?", [ctx.run_id]).fetchone()
-    store.event(ctx.run_id, "scan", f"contract scan: {named[0]} candidates, {named[1] or 0} name a module their "
-                                    f"task does not allow, {named[2] or 0} change the entry point's signature")
+    named = runs.contract_scan_tally(store, ctx.run_id)
+    store.event(ctx.run_id, "scan", f"contract scan: {named.scanned} candidates, {named.disallowed or 0} name a module "
+                                    f"their task does not allow, {named.signature_changed or 0} change the entry "
+                                    "point's signature")
     return written
 
 
-def contract_row(ctx, r: dict, stdlib: frozenset[str], cache: dict) -> dict | None:
+def contract_row(ctx, r: ProgramToScan, stdlib: frozenset[str], cache: dict) -> dict | None:
     """One candidate's row (scans of an identical program on the same task are shared)."""
-    task = ctx.tasks.get(r["task_id"])
+    task = ctx.tasks.get(r.task_id)
     if task is None:
         return None
-    key = (r["task_id"], r["program_sha256"])
+    key = (r.task_id, r.program_sha256)
     if key not in cache:
-        cache[key] = _scan(task, r["program"], stdlib, _task_lines(ctx, r["task_id"], r["program"]))
+        cache[key] = _scan(task, r.program, stdlib, _task_lines(ctx, r.task_id, r.program))
     parsed, named, sig, changes = cache[key]
-    return {"run_id": ctx.run_id, "task_id": r["task_id"], "candidate_index": r["candidate_index"],
-            "program_sha256": r["program_sha256"], "parsed": int(parsed),
+    return {"run_id": ctx.run_id, "task_id": r.task_id, "candidate_index": r.candidate_index,
+            "program_sha256": r.program_sha256, "parsed": int(parsed),
             "imports_json": json.dumps([n.as_dict() for n in named]),
             "disallowed": sum(1 for n in named if n.allowed is False),
             "dynamic": sum(1 for n in named if not n.module),

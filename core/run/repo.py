@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from passgate.core.candidates.diffscan import scan_patch
 from passgate.core.model import Task
 from passgate.core.progress import Progress
+from passgate.core.record.queries import runs
 from passgate.core.record.redact import redact
 from passgate.core.record.store import Store, utcnow
 from passgate.core.sandbox.packages import parse_packages
@@ -120,8 +121,8 @@ class RepoGrading:
 
     # ---- references -----------------------------------------------------------------------
     def _recorded(self, purpose: str) -> dict[tuple[str, int], dict]:
-        return {(r["task_id"], r["candidate_index"]): r for r in self.store.query(
-            "SELECT * FROM repo_results WHERE run_id = ? AND purpose = ?", [self.ctx.run_id, purpose])}
+        return {(r["task_id"], r["candidate_index"]): r
+                for r in runs.repo_results(self.store, self.ctx.run_id, purpose)}
 
     def _references(self) -> None:
         """The reference patches first, unless they are the run's own candidates (sealed after them)."""
@@ -159,8 +160,7 @@ class RepoGrading:
 
     # ---- candidates -----------------------------------------------------------------------
     def _candidates(self) -> None:
-        decided = {(r["task_id"], r["candidate_index"]) for r in self.store.query(
-            "SELECT task_id, candidate_index FROM outcomes WHERE run_id = ?", [self.ctx.run_id])}
+        decided = runs.decided_keys(self.store, self.ctx.run_id)
         todo, excluded = [], []
         for c in self.store.rows("candidates", self.ctx.run_id):
             key = (c["task_id"], c["candidate_index"])

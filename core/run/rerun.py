@@ -13,6 +13,7 @@ from typing import Callable
 
 from passgate.core.errors import BoundaryOpen, PassgateError
 from passgate.core.manifest import Manifest, parse_manifest
+from passgate.core.record.queries import runs
 from passgate.core.record.store import Store
 from passgate.core.sandbox.boundary import container_checks, failed
 from passgate.core.sandbox.runner import Runner, WorkerLost
@@ -59,12 +60,9 @@ def _rerunnable(store: Store, ctx, task_id: str, candidate_index: int | None) ->
     rid = ctx.run_id
     if task_id not in ctx.tasks:
         raise PassgateError(f"run {rid} has no task {task_id!r}", title="no such task")
-    decided = {r["candidate_index"] for r in store.query(
-        "SELECT candidate_index FROM outcomes WHERE run_id = ? AND task_id = ?", [rid, task_id])}
-    cands = [c for c in store.query(
-        "SELECT * FROM candidates WHERE run_id = ? AND task_id = ? AND gen_status = 'ok' ORDER BY candidate_index",
-        [rid, task_id]) if c["candidate_index"] in decided
-        and (candidate_index is None or c["candidate_index"] == candidate_index)]
+    decided = runs.decided_indexes(store, rid, task_id)
+    cands = [c for c in runs.generated_candidates(store, rid, task_id) if c["candidate_index"] in decided
+             and (candidate_index is None or c["candidate_index"] == candidate_index)]
     if not cands:
         raise PassgateError(f"{task_id} has no decided, runnable candidate"
                             + (f" with index {candidate_index}" if candidate_index is not None else ""),
@@ -82,7 +80,7 @@ def _execute_again(store: Store, ctx, runner: Runner, cands: list[dict], cancel:
             if cancel.is_set():
                 break
             task_id, index = cand["task_id"], cand["candidate_index"]
-            attempt = store.count("executions", ctx.run_id, "task_id = ? AND candidate_index = ?", [task_id, index]) + 1
+            attempt = runs.execution_count(store, ctx.run_id, task_id, index) + 1
             job = Job(task_id, index, "rerun", attempt, cand["program"], cand["program_sha256"])
             try:
                 res = worker.evaluate(ctx.request(job, ctx.task_limits(task_id), classic_program=ctx.classic_for(job)))

@@ -10,6 +10,8 @@ import json
 
 from passgate.core.candidates.security_scan import SEVERITIES, check_pins, scan_programs, severity_rank
 from passgate.core.progress import Progress
+from passgate.core.record.queries import runs
+from passgate.core.record.queries.runs import ProgramToScan
 from passgate.core.record.store import Store, utcnow
 
 BATCH = 400
@@ -21,11 +23,7 @@ def scan_run(store: Store, ctx) -> int:
     if not spec.scan:
         return 0
     pins = check_pins(spec)
-    todo = list(store.query(
-        "SELECT c.task_id, c.candidate_index, c.program, c.program_sha256 FROM candidates c "
-        "LEFT JOIN scans s ON s.run_id = c.run_id AND s.task_id = c.task_id AND s.candidate_index = c.candidate_index "
-        "WHERE c.run_id = ? AND s.task_id IS NULL AND ifnull(c.program, '') != '' "
-        "ORDER BY c.task_id, c.candidate_index", [ctx.run_id]))
+    todo = runs.unscanned_programs(store, ctx.run_id)
     written, scanned = 0, {}           # scanned: each distinct program's scan, across batches
     for start in range(0, len(todo), BATCH):
         batch = todo[start:start + BATCH]
@@ -33,7 +31,7 @@ def scan_run(store: Store, ctx) -> int:
                               message=f"security scan: {start} of {len(todo)} candidates"))
         written += store.append("scans", _rows(ctx, batch, spec, pins, scanned))
     if todo:
-        programs = len({r["program_sha256"] for r in todo})
+        programs = len({r.program_sha256 for r in todo})
         store.event(ctx.run_id, "scan", f"security scan: {len(todo)} candidates, {programs} distinct programs "
                                         f"(bandit {pins['bandit']}, detect-secrets {pins['detect-secrets']})")
     return written
@@ -51,22 +49,22 @@ def _task_lines(ctx, task_id: str, program: str) -> int:
     return 0
 
 
-def _rows(ctx, batch: list[dict], spec, pins: dict, scans: dict) -> list[dict]:
+def _rows(ctx, batch: list[ProgramToScan], spec, pins: dict, scans: dict) -> list[dict]:
     """The batch's scans rows; programs not in `scans` (by sha256 and the task's lines) are scanned and added."""
     keys = {}
     for r in batch:
-        skip = _task_lines(ctx, r["task_id"], r["program"])
-        keys[(r["task_id"], r["candidate_index"])] = (f"{r['program_sha256']}:{skip}", skip)
-    programs = {key: r["program"] for r, (key, _s) in zip(batch, keys.values()) if key not in scans}
+        skip = _task_lines(ctx, r.task_id, r.program)
+        keys[(r.task_id, r.candidate_index)] = (f"{r.program_sha256}:{skip}", skip)
+    programs = {key: r.program for r, (key, _s) in zip(batch, keys.values()) if key not in scans}
     if programs:
         scans.update(scan_programs(programs, spec, {key: skip for key, skip in keys.values() if key in programs}))
     at = utcnow()
     rows = []
     for r in batch:
-        scan = scans[keys[(r["task_id"], r["candidate_index"])][0]]
+        scan = scans[keys[(r.task_id, r.candidate_index)][0]]
         worst = max((severity_rank(f.severity) for f in scan.findings), default=None)
-        rows.append({"run_id": ctx.run_id, "task_id": r["task_id"], "candidate_index": r["candidate_index"],
-                     "program_sha256": r["program_sha256"], "scanners_json": json.dumps(pins, sort_keys=True),
+        rows.append({"run_id": ctx.run_id, "task_id": r.task_id, "candidate_index": r.candidate_index,
+                     "program_sha256": r.program_sha256, "scanners_json": json.dumps(pins, sort_keys=True),
                      "parsed": int(scan.parsed), "findings": len(scan.findings),
                      "max_severity": None if worst is None else SEVERITIES[worst],
                      "findings_json": json.dumps([f.as_dict() for f in scan.findings]), "scanned_at": at})

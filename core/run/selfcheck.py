@@ -14,6 +14,7 @@ import json
 
 from passgate.core.model import Task, is_canary
 from passgate.core.progress import Progress
+from passgate.core.record.queries import runs
 from passgate.core.record.store import Store
 from passgate.core.sandbox.runner import Runner, limits_for
 from passgate.core.tasks.known_defects import defect_of
@@ -68,8 +69,7 @@ def _measure(store: Store, ctx: RunContext, runner: Runner, refs: list[Task]) ->
     generous = limits_for(ctx.limits, max(tm.floor_s, ctx.manifest.execution.limits.cpu_s) * 4)
     results: dict[str, dict] = {}
     tried: dict[str, int] = {}
-    for r in store.query("SELECT * FROM executions WHERE run_id = ? AND candidate_index = ? "
-                         "AND purpose = 'selfcheck' ORDER BY exec_id", [ctx.run_id, REFERENCE_INDEX]):
+    for r in runs.selfcheck_executions(store, ctx.run_id, REFERENCE_INDEX):
         tried[r["task_id"]] = max(tried.get(r["task_id"], 0), int(r["attempt"]))
         if r["status"] == "ok":
             results[r["task_id"]] = r
@@ -110,13 +110,10 @@ def seal_reference_run(store: Store, ctx: RunContext) -> None:
     """A run whose candidates are the references: its outcomes are the self-check, summarised and sealed."""
     refs = _references(ctx)
     rows = {}
-    for o in store.query("SELECT o.task_id, o.outcome, o.failure_class, o.public_passed, o.reason, "
-                         "(SELECT detail FROM executions e WHERE e.run_id = o.run_id AND e.task_id = o.task_id "
-                         "AND e.candidate_index = o.candidate_index ORDER BY exec_id DESC LIMIT 1) AS detail "
-                         "FROM outcomes o WHERE o.run_id = ?", [ctx.run_id]):
-        rows[o["task_id"]] = {"status": "ok", "protected_status": "passed" if o["outcome"] == "passed" else "failed",
-                              "failure_class": o["failure_class"], "detail": o["detail"] or o["reason"] or "",
-                              "public_status": {1: "passed", 0: "failed"}.get(o["public_passed"])}
+    for o in runs.reference_outcomes(store, ctx.run_id):
+        rows[o.task_id] = {"status": "ok", "protected_status": "passed" if o.outcome == "passed" else "failed",
+                           "failure_class": o.failure_class, "detail": o.detail or o.reason or "",
+                           "public_status": {1: "passed", 0: "failed"}.get(o.public_passed)}
     summary = {**summarise(refs, rows), "reference_run": True}
     store.seal(ctx.run_id, "selfcheck", selfcheck_json=json.dumps(summary))
     store.event(ctx.run_id, "selfcheck", _sentence(summary))

@@ -15,6 +15,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
+from passgate.core.record.queries.console import task_contents
+
 from .. import records
 from ..optional import optional
 from ..report_layout import ByWidth
@@ -46,7 +48,7 @@ def baseline_runs(store, run_id: str) -> tuple[list[tuple[str, str]], int]:
     from passgate.core.gate.gather import task_set_fingerprint
     rid = store.run(run_id)["run_id"]
     tasks: dict[str, list] = {}
-    for t in store.query("SELECT run_id, task_id, prompt, entry_point, public_tests, protected_tests FROM tasks"):
+    for t in task_contents(store):
         tasks.setdefault(t["run_id"], []).append(t)
     keys = {r: task_set_fingerprint(rows) for r, rows in tasks.items()}
     others = [r for r in records.run_rows(store) if r.run_id != rid]
