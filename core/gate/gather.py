@@ -9,11 +9,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from passgate.core import kinds as kind_registry
-from passgate.core.model import CANARY_GLOB_SQL, is_canary
+from passgate.core.model import is_canary
+from passgate.core.record.queries import gate as q
 from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.fidelity import fidelity_summary
 from passgate.core.score.integrity import integrity_section
-from passgate.core.score.security import SEVERITIES, SEVERITY_RANK_SQL
+from passgate.core.score.security import SEVERITIES
 from passgate.core.words import plain
 
 from . import contamination as cm
@@ -154,43 +155,26 @@ def _pinned_digest(ex: dict, run: dict) -> str:
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:
     """Counted candidates (canaries included: a hack there is a hack) with a tamper tripwire event."""
-    if "tamper_json" not in store.db["executions"].columns_dict:
-        return None
-    return store.db.execute(
-        "SELECT COUNT(*) FROM (SELECT DISTINCT e.task_id, e.candidate_index FROM executions e JOIN outcomes o "
-        "ON o.run_id = e.run_id AND o.task_id = e.task_id AND o.candidate_index = e.candidate_index "
-        "WHERE e.run_id = ? AND e.tamper_json IS NOT NULL AND o.outcome IN ('passed', 'failed', 'flaky'))",
-        [rid]).fetchone()[0]
+    return q.tampering_candidates(store, rid)
 
 
 def _canaries(store: Store, rid: str, tasks: int) -> CanaryFacts:
     if not tasks:
         return CanaryFacts()
-    rows = list(store.query(f"SELECT task_id, candidate_index, outcome FROM outcomes WHERE run_id = ? AND task_id "
-                            f"GLOB {CANARY_GLOB_SQL} AND outcome IN ('passed', 'failed', 'flaky') "
-                            "ORDER BY task_id, candidate_index", [rid]))
-    return CanaryFacts(tasks, len(rows), tuple((r["task_id"], r["candidate_index"]) for r in rows
-                                               if r["outcome"] == "passed"))
+    rows = q.counted_canary_outcomes(store, rid)
+    return CanaryFacts(tasks, len(rows), tuple((r.task_id, r.candidate_index) for r in rows if r.outcome == "passed"))
 
 
 def _security(store: Store, rid: str, severity: str) -> SecurityFacts:
     """Passing and failing scanned candidates, and how many carry a finding at or above `severity`."""
-    if "scans" not in store.db.table_names() or not store.count("scans", rid):
+    if not q.was_scanned(store, rid):
         return SecurityFacts(severity=severity)
-    floor, rank = SEVERITIES.index(severity), SEVERITY_RANK_SQL
-    row = store.db.execute(
-        f"SELECT SUM(o.outcome = 'passed'), SUM(o.outcome = 'passed' AND {rank} >= ?), "
-        f"SUM(o.outcome IN ('failed', 'flaky')), SUM(o.outcome IN ('failed', 'flaky') AND {rank} >= ?) "
-        "FROM scans s JOIN outcomes o ON o.run_id = s.run_id AND o.task_id = s.task_id "
-        "AND o.candidate_index = s.candidate_index WHERE s.run_id = ?", [floor, floor, rid]).fetchone()
-    return SecurityFacts(True, severity, *(int(v or 0) for v in row))
+    c = q.scan_flags(store, rid, SEVERITIES.index(severity))
+    return SecurityFacts(True, severity, c.passing, c.passing_flagged, c.failing, c.failing_flagged)
 
 
 def _fidelity(store: Store, run_id: str) -> dict:
-    return fidelity_summary(store.query(
-        "SELECT task_id, candidate_index, attempt, purpose, protected_status, protected_class, failure_class, detail, "
-        "classic_status, classic_class, evidence_json FROM executions WHERE run_id = ? AND classic_status IS NOT NULL "
-        "ORDER BY exec_id", [run_id]))
+    return fidelity_summary(q.crosschecked_attempts(store, run_id))
 
 
 def _repository(store: Store, run_id: str) -> dict:
@@ -257,26 +241,22 @@ def _outcomes(store: Store, rid: str, task_rows: list[dict]) -> tuple[Counts, di
     slice_of = {t["task_id"]: t["slice"] for t in task_rows}
     nc = {t["task_id"]: [0, 0] for t in task_rows}
     tally: dict[str, int] = defaultdict(int)
-    violators = {(r["task_id"], r["candidate_index"]) for r in store.query(
-        "SELECT DISTINCT task_id, candidate_index FROM executions WHERE run_id = ? AND candidate_index >= 0 AND "
-        "(failure_class = 'sandbox_violation' OR (violations_json IS NOT NULL AND violations_json NOT IN ('', '[]')))",
-        [rid])}
-    for o in store.query("SELECT task_id, candidate_index, outcome, failure_class, public_passed, protected_passed "
-                         f"FROM outcomes WHERE run_id = ? AND task_id NOT GLOB {CANARY_GLOB_SQL}", [rid]):
+    violators = q.violating_candidates(store, rid)
+    for o in q.scored_outcomes(store, rid):
         tally["candidates"] += 1
-        tally[o["outcome"]] += 1
-        if o["outcome"] in ("passed", "failed", "flaky"):
-            nc.setdefault(o["task_id"], [0, 0])
-            nc[o["task_id"]][0] += 1
-            nc[o["task_id"]][1] += int(o["protected_passed"] or 0)
-            if o["outcome"] == "failed" and o["failure_class"] == "timeout":
+        tally[o.outcome] += 1
+        if o.outcome in ("passed", "failed", "flaky"):
+            nc.setdefault(o.task_id, [0, 0])
+            nc[o.task_id][0] += 1
+            nc[o.task_id][1] += int(o.protected_passed or 0)
+            if o.outcome == "failed" and o.failure_class == "timeout":
                 tally["timeouts"] += 1
-            if o["public_passed"] is not None:
+            if o.public_passed is not None:
                 tally["public_graded"] += 1
-                tally["public_passed"] += int(o["public_passed"])
-                tally["protected_passed_of_public"] += int(o["protected_passed"] or 0)
-        if o["failure_class"] == "sandbox_violation":
-            violators.add((o["task_id"], o["candidate_index"]))
+                tally["public_passed"] += int(o.public_passed)
+                tally["protected_passed_of_public"] += int(o.protected_passed or 0)
+        if o.failure_class == "sandbox_violation":
+            violators.add((o.task_id, o.candidate_index))
     counts = Counts(candidates=tally["candidates"], passed=tally["passed"], failed=tally["failed"],
                     flaky=tally["flaky"], infra_error=tally["infra_error"], excluded=tally["excluded"],
                     timeouts=tally["timeouts"], sandbox_violations=len(violators),
@@ -318,21 +298,20 @@ def _reference_findings(store, rid, task_rows, exposure, threshold, n) -> list[F
     worst: dict[str, tuple[cm.Overlap, int, int]] = {}
     seen: set[tuple[str, str]] = set()
     ref_grams: dict[str, set] = {}
-    for c in store.query("SELECT task_id, program, program_sha256 FROM candidates WHERE run_id = ? "
-                         "AND gen_status = 'ok'", [rid]):
-        t = tasks.get(c["task_id"])
-        if t is None or (c["task_id"], c["program_sha256"]) in seen:
+    for c in q.answered_programs(store, rid):
+        t = tasks.get(c.task_id)
+        if t is None or (c.task_id, c.program_sha256) in seen:
             continue
-        seen.add((c["task_id"], c["program_sha256"]))
-        if c["task_id"] not in ref_grams:
-            ref_grams[c["task_id"]] = cm.reference_grams(t.get("prompt") or "", t["reference_solution"], n,
-                                                         t.get("infill_suffix") or "")
-        ov = cm.reference_overlap("", "", c["program"] or "", n, ref=ref_grams[c["task_id"]])
+        seen.add((c.task_id, c.program_sha256))
+        if c.task_id not in ref_grams:
+            ref_grams[c.task_id] = cm.reference_grams(t.get("prompt") or "", t["reference_solution"], n,
+                                                      t.get("infill_suffix") or "")
+        ov = cm.reference_overlap("", "", c.program or "", n, ref=ref_grams[c.task_id])
         if ov is None:
             continue
-        best, flagged, total = worst.get(c["task_id"], (ov, 0, 0))
+        best, flagged, total = worst.get(c.task_id, (ov, 0, 0))
         flagged += ov.fraction >= threshold
-        worst[c["task_id"]] = (ov if ov.fraction >= best.fraction else best, flagged, total + 1)
+        worst[c.task_id] = (ov if ov.fraction >= best.fraction else best, flagged, total + 1)
     out = []
     for tid, (ov, flagged, total) in worst.items():
         if flagged:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from passgate.core.languages.runner import LanguageRunner, language_images
 from passgate.core.manifest import Manifest
 
-
 LANGUAGE_SCRATCH_MB = 512       # the scratch tmpfs of a language container, at least
 
 
@@ -31,8 +30,8 @@ def make_language_runner(manifest: Manifest, run_id: str, base_limits: dict, *,
 
 def manifest_languages(manifest: Manifest, manifest_path) -> list[str]:
     """The languages a manifest's task sets use (MultiPL-E's read from its files), sorted."""
-    from passgate.core.manifest import resolve_path
     from passgate.core import kinds
+    from passgate.core.manifest import resolve_path
     from passgate.core.tasks.languages import language_of_set
     found = set()
     for spec in manifest.tasks.sets:

@@ -34,7 +34,9 @@ RUNNER_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "py"}
 def known_modules(task: Task, packages: tuple[str, ...]) -> set[str]:
     """Top-level names the code may import: the repository's own, the allowlist's, the runner's."""
     spec = json.loads(task.repo)
-    import base64, io, tarfile
+    import base64
+    import io
+    import tarfile
     names = set(RUNNER_MODULES) | {p.import_key for p in parse_packages(packages)}
     roots = [""] + [p.rstrip("/") + "/" for p in spec["pythonpath"]]
     with tarfile.open(fileobj=io.BytesIO(base64.b64decode(spec["snapshot_b64"]))) as tar:

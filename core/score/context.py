@@ -9,6 +9,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from passgate.core.record.queries import sections as q
+
 from .contract import import_policy
 from .data import RunRecords
 
@@ -62,9 +64,8 @@ def _get(d: Any, *path: str) -> Any:
 
 def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> dict:
     """Model, decoding, benchmark revisions and hashes, test/timeout/package policy, image."""
-    sets = [{"set_id": r[0], "revision": r[1], "sha256": r[2], "tasks": r[3]} for r in store.db.execute(
-        "SELECT set_id, set_revision, set_sha256, COUNT(*) FROM tasks WHERE run_id = ? "
-        "GROUP BY set_id, set_revision, set_sha256 ORDER BY set_id", [run["run_id"]]).fetchall()]
+    sets = [{"set_id": s.set_id, "revision": s.revision, "sha256": s.sha256, "tasks": s.tasks}
+            for s in q.task_sets(store, run["run_id"])]
     execution = _get(manifest, "execution") or {}
     limits = np.asarray(recs.cpu_limit, dtype=float)
     calibrated = limits[np.isfinite(limits)]
@@ -236,13 +237,12 @@ def not_imported_lines(store, run_id: str) -> list[dict]:
     """Samples-file lines that became no candidate (not JSON, an unknown task, ...), each with its reason:
     from the run's chained evidence, or from the import notes of a record written before it had one."""
     lines: list[dict] = []
-    for row in store.query("SELECT body_json FROM evidence WHERE run_id = ? AND kind = 'not_imported' "
-                           "ORDER BY rowid", [run_id]):
-        lines += (parse_json(row["body_json"]) or {}).get("lines") or []
-    if lines or "events" not in store.db.table_names():
+    for body in q.not_imported_bodies(store, run_id):
+        lines += (parse_json(body) or {}).get("lines") or []
+    if lines or not q.has_table(store, "events"):
         return lines
-    for row in store.query("SELECT message FROM events WHERE run_id = ? AND kind = 'input' ORDER BY rowid", [run_id]):
-        found = _LEGACY_NOTE.match(row["message"] or "")
+    for message in q.input_messages(store, run_id):
+        found = _LEGACY_NOTE.match(message or "")
         if found:
             lines.append({"line": int(found.group(1)), "reason": found.group(2)})
     return lines

@@ -14,9 +14,10 @@ from typing import Mapping
 
 from passgate.core import kinds
 from passgate.core.allowed_imports import effective_imports, imports_words
+from passgate.core.record.queries import sections as q
+from passgate.core.record.queries import sections_security as qs
 
 EXAMPLES = 20
-_COUNTED = "('passed', 'failed', 'flaky')"
 
 
 def import_policy(manifest: Mapping) -> list[dict]:
@@ -35,22 +36,18 @@ def import_policy(manifest: Mapping) -> list[dict]:
 def contract_section(store, run: Mapping) -> dict:
     """Disallowed imports and signature findings per slice, with the modules named and examples."""
     rid, model = run["run_id"], run.get("model") or ""
-    if "contract_scans" not in store.db.table_names():
+    if not q.has_table(store, "contract_scans"):
         return {"recorded": False, "reason": "the record predates the task contract"}
-    if store.db.execute("SELECT 1 FROM tasks WHERE run_id = ? AND tags_json LIKE '%\"language:%' LIMIT 1",
-                        [rid]).fetchone():
+    if q.has_language_tasks(store, rid):
         return {"recorded": False, "reason": "the task contract applies to Python programs; this run's tasks are in "
                                              "other languages"}
-    policy = {r["slice"]: json.loads(r["allowed"] or '["any"]') for r in store.query(
-        "SELECT slice, MIN(allowed_imports_json) AS allowed FROM tasks WHERE run_id = ? GROUP BY slice", [rid])}
+    policy = {s: json.loads(allowed or '["any"]') for s, allowed in qs.allowed_imports_by_slice(store, rid).items()}
     groups: dict[str, dict] = defaultdict(_group)
-    for r in store.query(f"SELECT t.slice, COUNT(*) AS n, SUM(o.failure_class = 'disallowed_import') AS refused "
-                         "FROM outcomes o JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
-                         f"WHERE o.run_id = ? AND o.outcome IN {_COUNTED} GROUP BY t.slice", [rid]):
-        groups[r["slice"]].update(candidates=r["n"], disallowed_import=r["refused"] or 0)
+    for r in qs.refusals_per_slice(store, rid):
+        groups[r.slice].update(candidates=r.candidates, disallowed_import=r.refused or 0)
     examples = _runtime(store, rid, groups)
     _static(store, rid, groups)
-    scanned = store.count("contract_scans", rid)
+    scanned = qs.contract_scan_count(store, rid)
     overall = _group()
     for g in groups.values():
         for key, value in g.items():
@@ -77,16 +74,12 @@ def _runtime(store, rid: str, groups: dict) -> list[dict]:
     """Modules the sandbox saw refused, counted once per candidate; the first attempts as examples."""
     seen: dict[tuple, list] = {}
     where: dict[tuple, tuple] = {}
-    for r in store.query("SELECT e.task_id, e.candidate_index, e.imports_json, t.slice, o.outcome, o.failure_class "
-                         "FROM executions e JOIN tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id "
-                         "JOIN outcomes o ON o.run_id = e.run_id AND o.task_id = e.task_id "
-                         "AND o.candidate_index = e.candidate_index WHERE e.run_id = ? AND e.imports_json IS NOT NULL "
-                         f"AND o.outcome IN {_COUNTED} ORDER BY e.task_id, e.candidate_index, e.exec_id", [rid]):
-        key = (r["task_id"], r["candidate_index"])
-        for a in json.loads(r["imports_json"] or "[]"):
+    for r in qs.refused_import_attempts(store, rid):
+        key = (r.task_id, r.candidate_index)
+        for a in json.loads(r.imports_json or "[]"):
             if a not in seen.setdefault(key, []):
                 seen[key].append(a)
-        where[key] = (r["slice"], r["outcome"], r["failure_class"])
+        where[key] = (r.slice, r.outcome, r.failure_class)
     for key, attempts in seen.items():
         groups[where[key][0]]["modules"].update({a.get("top") or "?" for a in attempts})
     out = []
@@ -100,37 +93,26 @@ def _runtime(store, rid: str, groups: dict) -> list[dict]:
 
 def _static(store, rid: str, groups: dict) -> None:
     """What the counted candidates' text names that their task does not allow, and signature findings."""
-    for r in store.query("SELECT s.task_id, s.imports_json, s.disallowed, s.dynamic, s.signature_changed, "
-                         "s.signature_json, t.slice, o.failure_class FROM contract_scans s JOIN tasks t "
-                         "ON t.run_id = s.run_id AND t.task_id = s.task_id JOIN outcomes o ON o.run_id = s.run_id "
-                         "AND o.task_id = s.task_id AND o.candidate_index = s.candidate_index "
-                         f"WHERE s.run_id = ? AND o.outcome IN {_COUNTED}", [rid]):
-        g = groups[r["slice"]]
-        if r["disallowed"]:
+    for r in qs.counted_contract_scans(store, rid):
+        g = groups[r.slice]
+        if r.disallowed:
             g["named"] += 1
-            g["named_modules"].update({n["top"] for n in json.loads(r["imports_json"] or "[]")
+            g["named_modules"].update({n["top"] for n in json.loads(r.imports_json or "[]")
                                        if n.get("allowed") is False})
-            g["named_not_run"] += r["failure_class"] != "disallowed_import"
-        g["dynamic"] += bool(r["dynamic"])
-        g["signature_changed"] += r["signature_changed"] == 1
-        g["signature_unknown"] += r["signature_changed"] is None
+            g["named_not_run"] += r.failure_class != "disallowed_import"
+        g["dynamic"] += bool(r.dynamic)
+        g["signature_changed"] += r.signature_changed == 1
+        g["signature_unknown"] += r.signature_changed is None
 
 
 def _signature_examples(store, rid: str) -> list[dict]:
-    return [{"task_id": r["task_id"], "candidate_index": r["candidate_index"], "outcome": r["outcome"],
-             "changes": json.loads(r["signature_changes_json"] or "[]")}
-            for r in store.query("SELECT s.task_id, s.candidate_index, s.signature_changes_json, o.outcome "
-                                 "FROM contract_scans s LEFT JOIN outcomes o ON o.run_id = s.run_id "
-                                 "AND o.task_id = s.task_id AND o.candidate_index = s.candidate_index "
-                                 "WHERE s.run_id = ? AND s.signature_changed = 1 "
-                                 "ORDER BY o.outcome != 'passed', s.task_id, s.candidate_index LIMIT ?",
-                                 [rid, EXAMPLES])]
+    return [{"task_id": r.task_id, "candidate_index": r.candidate_index, "outcome": r.outcome,
+             "changes": json.loads(r.signature_changes_json or "[]")}
+            for r in qs.signature_changes(store, rid, EXAMPLES)]
 
 
 def _line(store, rid: str, key: tuple, line) -> str:
     if not isinstance(line, int) or line < 1:
         return ""
-    row = store.db.execute("SELECT program FROM candidates WHERE run_id = ? AND task_id = ? AND candidate_index = ?",
-                           [rid, *key]).fetchone()
-    lines = (row[0] if row else "").splitlines()
+    lines = q.candidate_program(store, rid, *key).splitlines()
     return lines[line - 1].strip()[:160] if line <= len(lines) else ""

@@ -16,6 +16,8 @@ from typing import Mapping
 
 import numpy as np
 
+from passgate.core.record.queries import sections as q
+
 from .latency import latency_rows, latency_section
 
 COUNTED = ("passed", "failed", "flaky")
@@ -35,34 +37,12 @@ def local_edit_sections(conn, run_id: str, scores: Mapping, level: float) -> dic
 def edit_rows(conn, run_id: str) -> list[dict]:
     """Per counted candidate of a local-edit task: slice, its middle (its program less the code before
     and after the gap), the canonical one, and the outcome."""
-    cur = conn.execute(
-        "SELECT c.task_id, c.candidate_index, t.slice, o.outcome, "
-        # the program is preamble + before + middle + after, whatever the candidate's source (a reference too)
-        "substr(c.program, length(ifnull(t.candidate_preamble, '')) + length(t.prompt) + 1, length(c.program) "
-        "       - length(ifnull(t.candidate_preamble, '')) - length(t.prompt) - length(ifnull(t.infill_suffix, ''))) "
-        "       AS middle, "
-        "substr(t.reference_solution, length(t.prompt) + 1, "
-        "       length(t.reference_solution) - length(t.prompt) - length(ifnull(t.infill_suffix, ''))) AS canonical "
-        "FROM candidates c JOIN tasks t ON t.run_id = c.run_id AND t.task_id = c.task_id "
-        "JOIN outcomes o ON o.run_id = c.run_id AND o.task_id = c.task_id AND o.candidate_index = c.candidate_index "
-        "WHERE c.run_id = ? AND t.completion_style = 'infill' AND o.outcome IN ('passed', 'failed', 'flaky') "
-        "ORDER BY c.task_id, c.candidate_index", [run_id])
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur]
+    return q.local_edits(conn, run_id)
 
 
 def acceptance_rows(conn, run_id: str) -> list[dict]:
     """The run's imported suggestion log joined to each candidate's slice and outcome ([] when none)."""
-    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'acceptance'").fetchone():
-        return []
-    cur = conn.execute(
-        "SELECT a.task_id, a.candidate_index, a.shown, a.accepted, a.edited_after, t.slice, o.outcome "
-        "FROM acceptance a JOIN tasks t ON t.run_id = a.run_id AND t.task_id = a.task_id "
-        "LEFT JOIN outcomes o ON o.run_id = a.run_id AND o.task_id = a.task_id "
-        "AND o.candidate_index = a.candidate_index WHERE a.run_id = ? ORDER BY a.task_id, a.candidate_index",
-        [run_id])
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur]
+    return q.suggestion_log(conn, run_id)
 
 
 def edit_similarity(a: str, b: str) -> float:

@@ -17,6 +17,7 @@ from collections import defaultdict
 import numpy as np
 
 from passgate.core.languages.names import title
+from passgate.core.record.queries import sections as q
 
 
 def _tag(tags, prefix: str) -> str | None:
@@ -30,7 +31,7 @@ def languages_section(store, run_id: str, recs, spec) -> dict | None:
         return None
     integrity = np.array([_tag(t, "integrity:") or "" for t in recs.tags])
     datasets = [_tag(t, "dataset:") or "" for t in recs.tags]
-    refs = _with_reference(store, run_id)
+    refs = q.tasks_with_reference(store, run_id)
     classes = _classes(store, run_id)
     timing = _timing(store, run_id)
     rows = []
@@ -70,17 +71,10 @@ def _rate(recs, at: np.ndarray, spec, *, seed: int) -> dict:
     return out
 
 
-def _with_reference(store, run_id: str) -> set[str]:
-    return {r[0] for r in store.db.execute(
-        "SELECT task_id FROM tasks WHERE run_id = ? AND ifnull(reference_solution, '') != ''", [run_id])}
-
-
 def _classes(store, run_id: str) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = defaultdict(dict)
-    for task_id, cls, n in store.db.execute(
-            "SELECT task_id, failure_class, COUNT(*) FROM outcomes WHERE run_id = ? AND outcome = 'failed' "
-            "GROUP BY task_id, failure_class", [run_id]):
-        out[task_id][cls or "failed"] = n
+    for r in q.failed_class_counts(store, run_id):
+        out[r.task_id][r.failure_class or "failed"] = r.n
     return out
 
 
@@ -95,12 +89,10 @@ def _sum(classes: dict[str, dict[str, int]], ids: list[str]) -> dict[str, int]:
 def _timing(store, run_id: str) -> dict[str, list[tuple[float, float, float, float]]]:
     """Per task, each graded attempt's (compile wall, run wall, compile CPU, run CPU) in seconds."""
     out: dict[str, list] = defaultdict(list)
-    for task_id, evidence in store.db.execute(
-            "SELECT task_id, evidence_json FROM executions WHERE run_id = ? AND status = 'ok' AND purpose != 'selfcheck' "
-            "AND evidence_json LIKE '%\"language\"%'", [run_id]):
-        lang = (json.loads(evidence or "{}") or {}).get("language") or {}
-        out[task_id].append((float(lang.get("compile_s") or 0), float(lang.get("run_s") or 0),
-                             float(lang.get("compile_cpu_s") or 0), float(lang.get("run_cpu_s") or 0)))
+    for r in q.language_attempt_evidence(store, run_id):
+        lang = (json.loads(r.evidence_json or "{}") or {}).get("language") or {}
+        out[r.task_id].append((float(lang.get("compile_s") or 0), float(lang.get("run_s") or 0),
+                               float(lang.get("compile_cpu_s") or 0), float(lang.get("run_cpu_s") or 0)))
     return out
 
 

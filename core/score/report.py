@@ -20,6 +20,8 @@ import numpy as np
 from passgate.core.errors import ConfigError, StoreError
 from passgate.core.record.queries import report as queries
 
+from .canaries import canaries_section
+from .chained import chained_section
 from .context import (
     config_section,
     cost_section,
@@ -32,20 +34,18 @@ from .context import (
     run_section,
     with_not_imported,
 )
+from .contract import contract_section
 from .data import RecordsJob, Rescore, RunRecords
 from .edits import local_edit_sections
+from .estimate import paired_intervals, pass_at_k_intervals
 from .fidelity import fidelity_summary
 from .generation import generation_section
 from .integrity import integrity_section
-from .estimate import paired_intervals, pass_at_k_intervals
 from .intervals import IntervalSpec
+from .languages import languages_section
 from .points import finite_or_none, point_scores
 from .repository import repository_section
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
-from .canaries import canaries_section
-from .contract import contract_section
-from .chained import chained_section
-from .languages import languages_section
 from .security import security_section
 from .tamper import tamper_section
 

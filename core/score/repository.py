@@ -7,13 +7,14 @@ import json
 import statistics
 from typing import Mapping
 
+from passgate.core.record.queries import sections as q
+
 CANDIDATE_ROWS = 500
 
 
 def _latest(store, run_id: str, purpose: str) -> list[dict]:
     rows = {}
-    for r in store.query("SELECT * FROM repo_results WHERE run_id = ? AND purpose = ? ORDER BY id",
-                         [run_id, purpose]):
+    for r in q.repo_results(store, run_id, purpose):
         rows[(r["task_id"], r["candidate_index"])] = r
     return list(rows.values())
 
@@ -59,15 +60,14 @@ def task_entry(task_id: str, slice_name: str, entries: list[dict]) -> dict:
 
 
 def repository_section(store, run_id: str) -> dict | None:
-    if "repo_results" not in store.db.table_names():
+    if not q.has_table(store, "repo_results"):
         return None
     graded = _latest(store, run_id, "grade")
     refs = _latest(store, run_id, "selfcheck")
     if not graded and not refs:
         return None
-    labels = {(c["task_id"], c["candidate_index"]): c["source_ref"] for c in store.query(
-        "SELECT task_id, candidate_index, source_ref FROM candidates WHERE run_id = ?", [run_id])}
-    slices = {t["task_id"]: t["slice"] for t in store.query("SELECT task_id, slice FROM tasks WHERE run_id = ?", [run_id])}
+    labels = q.candidate_labels(store, run_id)
+    slices = q.task_slices(store, run_id)
     entries = [candidate_entry(r, labels.get((r["task_id"], r["candidate_index"]), "")) for r in graded]
     by_task: dict[str, list[dict]] = {}
     for e in entries:

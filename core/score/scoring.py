@@ -23,7 +23,6 @@ import numpy as np
 
 from passgate.core.model import COUNTED_OUTCOMES, EXCLUDED_OUTCOMES  # noqa: F401 - scoring's words
 
-
 AGGREGATIONS = ("micro", "macro")
 
 

@@ -12,27 +12,24 @@ import json
 from collections import Counter, defaultdict
 from typing import Mapping
 
+from passgate.core.record.queries import sections as q
+from passgate.core.record.queries import sections_security as qs
+
 EXAMPLES = 20
 
 
 def tamper_section(store, run: Mapping) -> dict:
     """Candidates with at least one tripwire event, per slice, by kind, with examples."""
     rid, model = run["run_id"], run.get("model") or ""
-    if "tamper_json" not in store.db["executions"].columns_dict:
+    if not q.has_column(store, "executions", "tamper_json"):
         return {"recorded": False, "reason": "the record predates tamper tripwires"}
-    counted = dict(((r["slice"]), r["n"]) for r in store.query(
-        "SELECT t.slice, COUNT(*) AS n FROM outcomes o JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
-        "WHERE o.run_id = ? AND o.outcome IN ('passed', 'failed', 'flaky') GROUP BY t.slice", [rid]))
+    counted = qs.counted_per_slice(store, rid)
     events: dict[tuple, set] = defaultdict(set)
     where: dict[tuple, tuple] = {}
-    for r in store.query("SELECT e.task_id, e.candidate_index, e.tamper_json, t.slice, o.outcome FROM executions e "
-                         "JOIN tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id LEFT JOIN outcomes o "
-                         "ON o.run_id = e.run_id AND o.task_id = e.task_id AND o.candidate_index = e.candidate_index "
-                         "WHERE e.run_id = ? AND e.candidate_index >= 0 AND e.tamper_json IS NOT NULL "
-                         "ORDER BY e.task_id, e.candidate_index", [rid]):
-        key = (r["task_id"], r["candidate_index"])
-        events[key] |= set(json.loads(r["tamper_json"] or "[]"))
-        where[key] = (r["slice"], r["outcome"])
+    for r in qs.tamper_events(store, rid):
+        key = (r.task_id, r.candidate_index)
+        events[key] |= set(json.loads(r.tamper_json or "[]"))
+        where[key] = (r.slice, r.outcome)
     per_slice: Counter = Counter(where[k][0] for k in events)
     kinds: Counter = Counter(kind for evs in events.values() for kind in {e.split(":", 1)[0] for e in evs})
     total = sum(counted.values())
