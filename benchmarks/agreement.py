@@ -49,7 +49,7 @@ def own_verdicts(path: Path, fmt: str) -> list[tuple[str, bool]]:
 
 
 def manifest_for(kind: str, path: Path, fmt: str, digest: str, tmp: Path) -> Path:
-    from passgate.core.tasks.sets import file_sha256
+    from passgate.core.kinds.sets import file_sha256
     task_set = {"kind": "humaneval", "sha256": "b796127e635a67f93fb35c04f4cb03cf06f38c8072ee7cee8833d7bee06979ef"}
     if kind == "mbpp":
         task_set = {"kind": "mbpp", "path": str(MBPP), "sha256": file_sha256(MBPP), "split": "test"}

@@ -47,7 +47,7 @@ def manifest_for(dataset: str, language: str, limit: int | None, workers: int, s
     else:
         task_set = {"kind": "multipl-e", "path": str(DATASETS / "multipl-e" / f"humaneval-{language}.jsonl")}
     if limit:
-        from passgate.core.tasks.sets import load_task_set
+        from passgate.core.kinds.sets import load_task_set
         ts = load_task_set(task_set["kind"], task_set["path"], language=task_set.get("language"))
         task_set["task_ids"] = [t.task_id for t in ts.tasks[:limit]]
     candidates = {"source": "reference"} if samples is None else {
@@ -58,7 +58,7 @@ def manifest_for(dataset: str, language: str, limit: int | None, workers: int, s
 
 
 def stub_samples(path: Path, language: str, limit: int | None) -> Path:
-    from passgate.core.tasks.sets import load_task_set
+    from passgate.core.kinds.sets import load_task_set
     ts = load_task_set("multipl-e", DATASETS / "multipl-e" / f"humaneval-{language}.jsonl")
     with open(path, "w") as fh:
         for t in ts.tasks[:limit]:
@@ -138,7 +138,7 @@ def _native(args, passgate_s: float) -> None:
                 local.box = LanguageSandbox(spec.toolchain.tag, runtime="runc", limits=limits_for(args.language),
                                             shared_cache=args.language == "go")
                 boxes.append(local.box)
-            ex = local.box.execute(program, support=support)
+            ex = local.box.run_program(program, support=support)
         return dataset_verdict("humaneval-x", args.language, ex)
 
     started = time.monotonic()

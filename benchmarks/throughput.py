@@ -148,7 +148,7 @@ def passgate_run(samples: Path, runtime: str, dedupe: bool, workers: int, *, cro
                  program: str | None = None, engine: tuple[Path, dict] | None = None) -> dict:
     """One passgate run of the samples; `engine` = engine_at(ref): run that commit's passgate instead."""
     from passgate.core.sandbox.docker_runner import docker_client
-    from passgate.core.tasks.sets import file_sha256
+    from passgate.core.kinds.sets import file_sha256
     manifest = engine[1] if engine else yaml.safe_load((REPO / "examples" / "humaneval-gpt35.yaml").read_text())
     manifest["candidates"]["import"]["path"] = str(samples)
     manifest["candidates"]["import"]["sha256"] = file_sha256(samples)

@@ -1,7 +1,7 @@
 """The task contract's allowed imports: the words a manifest uses, one spelling, and what they allow.
 
-A set's default comes from its kind (core/kinds): the standard library for Python public benchmarks,
-any module for a user's own tasks.
+A set's default comes from its kind (`kinds.default_imports`): the standard library for Python
+public benchmarks, any module for a user's own tasks.
 """
 
 from __future__ import annotations
@@ -10,16 +10,9 @@ import re
 import sys
 from collections.abc import Iterable
 
-from . import kinds
-
 STDLIB = frozenset(sys.stdlib_module_names)
 IMPORT_WORDS = ("stdlib", "any")
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def default_imports(kind: str) -> tuple[str, ...]:
-    """What a task set of this kind allows when its manifest says nothing."""
-    return kinds.get(kind).default_imports if kinds.registered(kind) else ("any",)
 
 
 def imports_problem(values: Iterable) -> str | None:
@@ -43,10 +36,6 @@ def normalize_imports(values: Iterable[str]) -> tuple[str, ...]:
     """One spelling of an allowed-imports value: `stdlib` first, then the module names sorted."""
     names = set(values)
     return tuple(w for w in IMPORT_WORDS if w in names) + tuple(sorted(names - set(IMPORT_WORDS)))
-
-
-def effective_imports(kind: str, values: Iterable[str] | None) -> tuple[str, ...]:
-    return normalize_imports(values) if values is not None else default_imports(kind)
 
 
 def imports_words(values: Iterable[str]) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import yaml
 
 from . import kinds
-from .allowed_imports import default_imports, effective_imports, imports_problem, normalize_imports
+from .allowed_imports import imports_problem, normalize_imports
 from .errors import ConfigError
 
 MANIFEST_VERSION = 1
@@ -49,7 +49,7 @@ class TaskSetSpec:
     @property
     def imports(self) -> tuple[str, ...]:
         """The allowed imports in effect for this set."""
-        return effective_imports(self.kind, self.allowed_imports)
+        return kinds.effective_imports(self.kind, self.allowed_imports)
 
 
 @dataclass(frozen=True)
@@ -364,7 +364,7 @@ def _one_spelling(m: Manifest) -> Manifest:
     for s in m.tasks.sets:
         if s.allowed_imports is not None:
             value = normalize_imports(s.allowed_imports)
-            s = dataclasses.replace(s, allowed_imports=None if value == default_imports(s.kind) else value)
+            s = dataclasses.replace(s, allowed_imports=None if value == kinds.default_imports(s.kind) else value)
         sets.append(s)
     return dataclasses.replace(m, tasks=dataclasses.replace(m.tasks, sets=tuple(sets)))
 

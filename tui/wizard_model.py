@@ -97,9 +97,9 @@ class TaskSetChoice:
 
     def imports_words(self) -> str:
         """What the set allows, as the manifest and the review show it."""
-        from passgate.core.tasks.contract import effective_imports, imports_words
+        from passgate.core.allowed_imports import imports_words
         declared = [p.strip() for p in self.allowed_imports.split(",") if p.strip()] or None
-        return imports_words(effective_imports(self.kind, declared))
+        return imports_words(kinds.effective_imports(self.kind, declared))
 
 
 @dataclass

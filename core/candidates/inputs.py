@@ -25,7 +25,7 @@ def load_inputs(manifest: Manifest, manifest_path: str | Path | None, *, check_o
     """Tasks and candidates as the manifest pins them; DriftError names the input that changed."""
     from passgate.core.tasks.contract import with_contract
     from passgate.core.tasks.io import path_sha256
-    from passgate.core.tasks.sets import file_sha256, load_task_set
+    from passgate.core.kinds.sets import file_sha256, load_task_set
 
     tasks: list[Task] = []
     notes: list[str] = []
@@ -138,7 +138,7 @@ def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes:
 def freeze(path: str) -> Manifest:
     """The manifest at `path` with its dataset and samples sha256 and its image digest pinned."""
     from passgate.core.tasks.io import path_sha256
-    from passgate.core.tasks.sets import file_sha256, load_task_set
+    from passgate.core.kinds.sets import file_sha256, load_task_set
     manifest, _text = load_manifest(path)
     from .language_samples import language_set_of, pin_language_images
     sets = []

@@ -54,7 +54,7 @@ class Prospect:
 
 def task_stats(manifest: Manifest, manifest_path: str | Path | None = None) -> TaskStats:
     """Load the manifest's task sets (no pins checked: the run checks them) and count them as the gate does."""
-    from passgate.core.tasks.sets import load_task_set
+    from passgate.core.kinds.sets import load_task_set
     slices, protected = [], 0
     for spec in manifest.tasks.sets:
         path = resolve_path(manifest_path, spec.path)

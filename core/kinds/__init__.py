@@ -6,10 +6,14 @@ one line in `_BUILT_IN`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from passgate.core.allowed_imports import normalize_imports
+
 from . import functions, infilling, languages, repo
 from .kind import GRADERS, Grader, Kind, Loaded, Source
 
-__all__ = ["GRADERS", "Grader", "Kind", "Loaded", "Source", "get", "in_words", "names", "register", "registered", "unregister"]
+__all__ = ["GRADERS", "Grader", "Kind", "Loaded", "Source", "default_imports", "effective_imports", "get", "in_words", "names", "register", "registered", "unregister"]
 
 _BUILT_IN: tuple[Kind, ...] = (
     *functions.KINDS,
@@ -38,6 +42,17 @@ def unregister(name: str) -> None:
 def in_words(names: tuple[str, ...]) -> str:
     """`a`, `a and b`, `a, b and c`: kind names as error messages write them."""
     return " and ".join(filter(None, [", ".join(names[:-1]), names[-1]])) if names else ""
+
+
+def default_imports(name: str) -> tuple[str, ...]:
+    """What a task set of this kind may import when its manifest says nothing (an unknown kind, as an
+    old record may name: any module)."""
+    return _REGISTRY[name].default_imports if name in _REGISTRY else ("any",)
+
+
+def effective_imports(name: str, values: Iterable[str] | None) -> tuple[str, ...]:
+    """The allowed imports in effect: the declared ones in one spelling, else the kind's default."""
+    return normalize_imports(values) if values is not None else default_imports(name)
 
 
 def registered(name: str) -> bool:

@@ -31,9 +31,9 @@ def _mbpp_sanitized(src: Source) -> Loaded:
     return mbpp.load_sanitized(src.path, src.text, src.slice or "mbpp-sanitized", src.split or "all")
 
 
-def _evalplus(name: str):
+def _evalplus(name: str, dataset: str):
     def load(src: Source) -> Loaded:
-        return evalplus.load(src.path, src.text, name, src.slice or name)
+        return evalplus.load(src.path, src.text, dataset, src.slice or name)
     return load
 
 
@@ -64,8 +64,8 @@ KINDS = (
     Kind("humaneval", _humaneval, default_path=humaneval.default_path, revision=_humaneval_revision),
     Kind("mbpp", _mbpp, default_split="test"),
     Kind("mbpp-sanitized", _mbpp_sanitized, default_split="all"),
-    Kind("humanevalplus", _evalplus("humanevalplus"), revision=_evalplus_revision, set_id=_humanevalplus_id),
-    Kind("mbppplus", _evalplus("mbppplus"), revision=_evalplus_revision),
+    Kind("humanevalplus", _evalplus("humanevalplus", "humaneval"), revision=_evalplus_revision, set_id=_humanevalplus_id),
+    Kind("mbppplus", _evalplus("mbppplus", "mbpp"), revision=_evalplus_revision),
     Kind("product", _product, public=False, default_exposure="holdout"),
     Kind("chained", _chained, public=False, in_wizard=False),
 )

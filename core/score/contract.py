@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from typing import Mapping
 
 from passgate.core import kinds
-from passgate.core.allowed_imports import effective_imports, imports_words
+from passgate.core.allowed_imports import imports_words
 from passgate.core.record.queries import sections as q
 from passgate.core.record.queries import sections_security as qs
 
@@ -29,7 +29,7 @@ def import_policy(manifest: Mapping) -> list[dict]:
         if kind in kinds.names(grader="language"):
             continue
         out.append({"set": s.get("slice") or kind, "kind": kind, "declared": s.get("allowed_imports") is not None,
-                    "allowed_imports": imports_words(effective_imports(kind, s.get("allowed_imports")))})
+                    "allowed_imports": imports_words(kinds.effective_imports(kind, s.get("allowed_imports")))})
     return out
 
 

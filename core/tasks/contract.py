@@ -15,9 +15,7 @@ import ast
 from dataclasses import asdict, dataclass
 from typing import Iterable
 
-from passgate.core.allowed_imports import (  # noqa: F401 - the contract's words
-    IMPORT_WORDS, STDLIB, allows, default_imports, effective_imports, imports_problem, imports_words,
-    normalize_imports)
+from passgate.core.allowed_imports import STDLIB, allows, imports_words
 
 
 # ---- what a program names ----------------------------------------------------------------------

@@ -29,9 +29,9 @@ def revision_from_name(path: Path) -> str | None:
     return match.group(0) if match else None
 
 
-def load(path: Path, text: str, kind: str, slice_name: str) -> tuple[list[Task], list[str]]:
-    """Tasks from a HumanEvalPlus / MbppPlus jsonl(.gz) release file."""
-    dataset = "humaneval" if kind == "humanevalplus" else "mbpp"
+def load(path: Path, text: str, dataset: str, slice_name: str) -> tuple[list[Task], list[str]]:
+    """Tasks from a HumanEvalPlus / MbppPlus jsonl(.gz) release file; `dataset` is the original
+    benchmark (`humaneval`, `mbpp`) whose conventions its tasks follow."""
     tasks, notes = [], []
     for line, record in iter_json_lines(path, text):
         task_id = require(record, "task_id", str, path, line)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from passgate.core.sandbox.runner import TaskSpec
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 
 PRODUCT_EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "product-tasks.jsonl"
 

@@ -9,7 +9,7 @@ import yaml
 
 from passgate.core.record.store import Store
 from passgate.core.run.engine import start_run
-from passgate.core.tasks.sets import file_sha256
+from passgate.core.kinds.sets import file_sha256
 
 HUMANEVAL_SHA = "b796127e635a67f93fb35c04f4cb03cf06f38c8072ee7cee8833d7bee06979ef"
 

@@ -9,7 +9,7 @@ from passgate.core.export.formats import to_markdown
 from passgate.core.gate import evaluate
 from passgate.core.score.report import build_report
 from passgate.core.tasks.canaries import SHA256, canary_tasks
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 
 from .enginekit import HUMANEVAL_SHA, make_manifest, run, write_samples
 

@@ -17,7 +17,7 @@ from passgate.core.score.chained import chained_section
 from passgate.core.score.intervals import IntervalSpec
 from passgate.core.score.report import build_report
 from passgate.core.tasks.chained import BLOCKS, dumps, generate
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 
 from .enginekit import run
 from .openai_stub import OpenAIStub, product_answers

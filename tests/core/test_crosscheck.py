@@ -47,7 +47,7 @@ def test_a_reference_run_with_a_broken_reference_is_not_strong_and_names_it(tmp_
     rows[1]["reference_solution"] = rows[1]["prompt"] + "    return None\n"
     path = tmp_path / "tasks.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    from passgate.core.tasks.sets import file_sha256
+    from passgate.core.kinds.sets import file_sha256
     m = make_manifest(tmp_path, image_digest, [], tasks={"sets": [{"kind": "product", "path": str(path),
                                                                     "sha256": file_sha256(path)}]})
     store, run_id = run(tmp_path, m)
@@ -70,7 +70,7 @@ def test_a_full_function_gets_the_prompts_imports_and_helpers_before_it(tmp_path
         m = make_manifest(tmp_path, image_digest, ["HumanEval/7"], write_samples(tmp_path / "x.jsonl", []),
                           name=f"ctx-{context}")
         doc = __import__("yaml").safe_load(m.read_text())
-        from passgate.core.tasks.sets import file_sha256
+        from passgate.core.kinds.sets import file_sha256
         doc["candidates"]["import"] = {"path": str(path), "sha256": file_sha256(path), "format": "auto"}
         doc["candidates"]["postprocess"] = {"style": "full", "prompt_context": context}
         m.write_text(__import__("yaml").safe_dump(doc))

@@ -14,7 +14,7 @@ from passgate.core.candidates.fim import FAMILIES, check_pinned, pinned
 from passgate.core.candidates.generate import generate_candidates
 from passgate.core.errors import ConfigError, DriftError
 from passgate.core.manifest import parse_manifest
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 from tests.core.openai_stub import AFTER_THE_END, OpenAIStub, infilling_answers
 
 SINGLE = Path(__file__).resolve().parents[3] / "shared/datasets/infilling/HumanEval-SingleLineInfilling.jsonl.gz"

@@ -14,7 +14,7 @@ from passgate.core.candidates.samples import import_samples
 from passgate.core.errors import ConfigError
 from passgate.core.model import PostprocessSpec
 from passgate.core.tasks.infilling import canonical_middle
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 from tests.core.enginekit import outcomes, run
 
 INFILLING = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "infilling"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from passgate.core.tasks.sets import file_sha256
+from passgate.core.kinds.sets import file_sha256
 from tests.core.enginekit import make_manifest, outcomes, run, write_samples
 
 _RNG = random.Random(424242)

@@ -10,7 +10,7 @@ import pytest
 
 from passgate.core.candidates.patches import import_patches
 from passgate.core.errors import ConfigError
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "repo"
 

@@ -17,7 +17,7 @@ from passgate.core.run.repo import known_modules
 from passgate.core.run.repo_verdict import judge_patch
 from passgate.core.sandbox.docker_runner import DockerRunner
 from passgate.core.sandbox.repo_jobs import repo_job, repo_program
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 from tests.conftest import sandbox_limits
 
 pytestmark = [pytest.mark.docker]

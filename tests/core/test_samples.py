@@ -13,7 +13,7 @@ import pytest
 from passgate.core.candidates.samples import cut_at_stops, extract_fence, import_samples, postprocess
 from passgate.core.errors import ConfigError
 from passgate.core.model import PostprocessSpec, Task
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 
 DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 HE_SAMPLES = DATASETS / "samples" / "humaneval"

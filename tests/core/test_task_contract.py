@@ -92,7 +92,7 @@ def test_the_signature_is_read_from_the_prompt_and_compared_in_what_a_caller_can
 def test_the_default_imports_follow_the_kind():
     """The Python public benchmarks take `stdlib` by default; a user's own sets and the language kinds `any`."""
     from passgate.core import kinds
-    from passgate.core.allowed_imports import default_imports
+    from passgate.core.kinds import default_imports
     stdlib = {k for k in kinds.names() if default_imports(k) == ("stdlib",)}
     assert stdlib == set(kinds.names(public=True, grader="python"))
     assert stdlib >= {"humaneval", "mbpp", "mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling"}

@@ -23,7 +23,7 @@ from passgate.core.tasks import humaneval as tasks_humaneval
 from passgate.core.tasks.doctests import Example, docstring_of, extract_examples, public_suite_code
 from passgate.core.tasks.evalplus_grader import RUNNER
 from passgate.core.tasks.known_defects import KNOWN_DEFECTS
-from passgate.core.tasks.sets import file_sha256, load_task_set
+from passgate.core.kinds.sets import file_sha256, load_task_set
 from tests.local_worker import grade, reference_failures, run_suite
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,10 +9,9 @@ import yaml
 
 from passgate.core import kinds
 from passgate.core.errors import ConfigError
-from passgate.core.allowed_imports import default_imports
 from passgate.core.manifest import grader_of, parse_manifest
 from passgate.core.tasks.io import file_sha256
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 from passgate.tui.wizard_model import task_kinds
 from tests.core.enginekit import outcomes, run
 from tests.core.toy_kind import SUMS
@@ -34,7 +33,7 @@ def test_the_toy_kind_loads_and_the_manifest_accepts_it(sums):
     assert {t.exposure for t in ts.tasks} == {"holdout"}
     m = parse_manifest(yaml.safe_dump({"version": 1, "name": "toy", "tasks": {"sets": [
         {"kind": "sums", "path": str(sums), "exposure": "holdout"}]}, "candidates": {"source": "reference"}}))
-    assert grader_of(m) == "python" and default_imports("sums") == ("any",)
+    assert grader_of(m) == "python" and kinds.default_imports("sums") == ("any",)
     assert "sums" in task_kinds()
 
 

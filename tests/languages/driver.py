@@ -105,7 +105,7 @@ class LanguageSandbox:
     def __exit__(self, *exc):
         self.close()
 
-    def execute(self, program: Program, *, support: dict[str, bytes] | None = None) -> Execution:
+    def run_program(self, program: Program, *, support: dict[str, bytes] | None = None) -> Execution:
         """Compile (when the program says how) and run one program; never raises for its failures."""
         work = f"/tmp/w{next(self._count)}"
         try:

@@ -74,7 +74,7 @@ def _split_counts(spec, tests):
 
 def sandbox_verdict(box, spec, test, completion: str):
     split = spec.split(test)
-    ex = box.execute(spec.program(test, completion, split), support=support_files(spec, test))
+    ex = box.run_program(spec.program(test, completion, split), support=support_files(spec, test))
     if ex.compile_status not in (None, 0):
         return split, ex, "compile_error: " + ex.first_compile_error()
     v = grade(split, ex.report, exit_status=None if ex.timed_out else ex.run_status, output_tail=ex.stderr)
@@ -158,7 +158,7 @@ def cmd_agree(lang: str, limit: int | None, every: int = 1) -> None:
                     original = native_cached(spec.original(test, completion))
                     support = support_files(spec, test)
                     nx = run_on_host(original, support=support) if host_can_run(original) \
-                        else plain.execute(original, support=support)
+                        else plain.run_program(original, support=support)
                     t2 = time.perf_counter()
                     theirs = dataset_verdict("humaneval-x", lang, nx)
                     if vname == "canonical":

@@ -84,7 +84,7 @@ def cmd_multiple(lang: str, limit: int | None) -> None:
                 split, ex, ours = sandbox_verdict(box, spec, task.tests, completion)
                 t1 = time.perf_counter()
                 original = spec.original(task.tests, completion)
-                nx = run_on_host(original) if host_can_run(original) else plain.execute(original)
+                nx = run_on_host(original) if host_can_run(original) else plain.run_program(original)
                 times[kind, "sandbox"] += t1 - t0
                 times[kind, "native"] += time.perf_counter() - t1
                 theirs = dataset_verdict("multipl-e", lang, nx)

@@ -17,7 +17,7 @@ from passgate.core.manifest import PostprocessContract, parse_manifest
 from passgate.core.model import PostprocessSpec
 from passgate.core.sandbox.runner import TaskSpec
 from passgate.core.tasks.io import path_sha256
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 from tests.conftest import DATASETS
 
 HX = DATASETS / "humaneval-x"

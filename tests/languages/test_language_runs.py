@@ -22,7 +22,7 @@ from passgate.core.manifest import dump_manifest
 from passgate.core.record.store import Store
 from passgate.core.run.engine import start_run
 from passgate.core.score.report import build_report
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 from tests.conftest import DATASETS
 from tests.languages.candidates import ADD, ADD_COMPILE_ERROR, ADD_EARLY_EXIT, ADD_EARLY_EXIT_FAILS_AS, add_wrong
 from tests.languages.images import IN_PROCESS, language_image

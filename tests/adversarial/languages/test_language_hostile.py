@@ -11,7 +11,7 @@ import pytest
 from passgate.core.languages.runner import LanguageImage, LanguageRunner
 from passgate.core.languages.registry import spec_for
 from passgate.core.sandbox.runner import EvalRequest, TaskSpec, WorkerLost, limits_for
-from passgate.core.tasks.sets import load_task_set
+from passgate.core.kinds.sets import load_task_set
 from tests.conftest import DATASETS, sandbox_limits
 from tests.languages.images import language_image
 

@@ -15,8 +15,8 @@ from passgate.core import kinds
 from passgate.core.errors import ConfigError
 from passgate.core.model import Task, TaskSet
 
-from .io import file_sha256, read_text
-from .known_defects import notes_for
+from passgate.core.tasks.io import file_sha256, read_text
+from passgate.core.tasks.known_defects import notes_for
 
 __all__ = ["load_task_set", "file_sha256"]
 

@@ -1,0 +1,49 @@
+"""What the layout promises, checked on the source: SQL is written only in core/record/, the engine
+asks runners only what the Runner interface declares, the task kinds are listed once, and no engine
+module grows past a screenful of screens."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SQL = re.compile(r"\.execute(many)?\(|select .* from |insert into", re.IGNORECASE)
+OWN = ("core", "cli", "tui", "policies", "benchmarks", "scripts")
+
+
+def _sources(*folders: str):
+    for folder in folders:
+        yield from sorted((ROOT / folder).rglob("*.py"))
+
+
+def _hits(pattern: re.Pattern, files) -> list[str]:
+    return [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in files
+            for n, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+
+
+def test_sql_is_written_only_in_the_record():
+    outside = [p for p in _sources(*OWN) if not p.is_relative_to(ROOT / "core" / "record")]
+    assert _hits(SQL, outside) == []
+
+
+def test_the_sql_check_can_fail():
+    assert _hits(SQL, [ROOT / "core" / "record" / "queries" / "scans.py"])
+
+
+def test_the_engine_never_asks_a_runner_what_its_interface_does_not_declare():
+    assert _hits(re.compile(r"getattr\((self\.)?runner\b"), _sources("core")) == []
+
+
+def test_the_kind_names_are_written_once():
+    """A kind's name is a string in its own module under core/kinds and nowhere else in the engine
+    or the console (docs and tests aside)."""
+    names = ("mbpp-sanitized", "humanevalplus", "mbppplus", "humaneval-infilling")
+    pattern = re.compile("|".join(f'"{n}"' for n in names))
+    found = [h for h in _hits(pattern, _sources("core", "tui", "cli")) if not h.startswith("core/kinds/")]
+    assert found == []
+
+
+def test_no_engine_module_is_over_600_lines():
+    long = {str(p.relative_to(ROOT)): n for p in _sources("core") if (n := len(p.read_text().splitlines())) > 600}
+    assert long == {}
