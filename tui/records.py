@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from passgate.core.errors import ConfigError
+from passgate.core.manifest import ScoringContract
 from passgate.core.record.queries import console
 from passgate.core.record.store import Store
-from passgate.core.score.report import ScoringConfig
+from passgate.core.score.report import scoring_contract
 from passgate.core.score.scoring import Strata, aggregate, pass_at_k_array
 
 RECENT_FAILURES = 12
@@ -80,9 +81,9 @@ def pass_at_1_by_run(store: Store) -> dict[str, float]:
 
 def _scoring(canonical_json: str | None):
     try:
-        return ScoringConfig.from_manifest(json.loads(canonical_json or "{}"))
+        return scoring_contract(json.loads(canonical_json or "{}"))
     except (ValueError, ConfigError):       # an unusable manifest: the report says why; the list shows micro
-        return ScoringConfig()
+        return ScoringContract()
 
 
 # ------------------------------------------------------------------------------ live view

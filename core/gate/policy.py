@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ConfigError
-from ..manifest import _build, read_located_yaml  # the manifest's strict loader: same errors, same rules
+from ..manifest import build_section, read_located_yaml  # the manifest's strict loader: same errors, same rules
 from .vocab import BOUNDARIES, SECURE_DEFAULT, evidence_rank, rank, risk_rank
 
 POLICY_VERSION = 1
@@ -252,7 +252,7 @@ def load_policy(name_or_path: str) -> Policy:
 
 def parse_policy(text: str, source: str = "<policy>", *, expect_name: str | None = None) -> Policy:
     data, located = read_located_yaml(text, source, "policy")
-    policy = _build(Policy, _without_loader_keys(data, located, source), (), located.lines, source)
+    policy = build_section(Policy, _without_loader_keys(data, located, source), (), located.lines, source)
     _validate(policy, located.lines, source, expect_name)
     digest = hashlib.sha256(text.encode()).hexdigest()
     return Policy(**{f.name: getattr(policy, f.name) for f in fields(Policy)

@@ -18,8 +18,8 @@ from .context import run_section
 from .data import RunRecords, load_records
 from .edits import compare_sections
 from .estimate import paired_intervals
-from .intervals import IntervalSpec
-from .report import ScoringConfig, load_manifest
+from .intervals import IntervalSpec, interval_dict
+from .report import load_manifest, scoring_contract
 from .scoring import Strata, aggregate, pass_at_k_array
 
 SCHEMA = "passgate.comparison/1"
@@ -43,7 +43,7 @@ def build_comparison(store, baseline_id: str, candidate_id: str, *, k: Sequence[
                      interval: IntervalSpec | None = None, parallel: bool = True) -> dict:
     """Paired pass@k difference with its interval, per slice, and the tasks that changed."""
     base_run, cand_run = store.run(baseline_id), store.run(candidate_id)
-    config = ScoringConfig.from_manifest(load_manifest(store, cand_run))
+    config = scoring_contract(load_manifest(store, cand_run))
     if interval is not None:
         config = replace(config, interval=interval)
     if k:
@@ -73,7 +73,7 @@ def build_comparison(store, baseline_id: str, candidate_id: str, *, k: Sequence[
         "candidate": run_section(cand_run),
         "aggregation": rule,
         "weights": {name: float(w) for name, w in zip(strata.names, strata.weights)},
-        "interval": {**config.interval.to_dict(len(ids)), "paired": "one draw of tasks for both runs"},
+        "interval": {**interval_dict(config.interval, len(ids)), "paired": "one draw of tasks for both runs"},
         "tasks": info,
         "pass_at_k": rows,
         "by_slice": _by_slice(slices, n_a, c_a, n_b, c_b, config.k),

@@ -28,46 +28,24 @@ from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 
+from passgate.core.manifest import INTERVAL_METHODS, IntervalSpec
+
 from .scoring import AGGREGATIONS, PassAtKLookup, Strata, pass_at_k_table
 
-METHODS = ("bootstrap", "bootstrap_tasks")
+METHODS = INTERVAL_METHODS
 EXACT_CELLS = 1_000_000     # replicates x tasks up to which candidates are redrawn one by one
 _CHUNK_CELLS = 500_000      # replicate x task cells per chunk: small enough to stay in cache
 
 
-@dataclass(frozen=True)
-class IntervalSpec:
-    """How intervals are computed; recorded beside every figure."""
-
-    method: str = "bootstrap"
-    level: float = 0.95
-    resamples: int = 2000
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ValueError(f"interval method must be one of {METHODS}, got {self.method!r}")
-        if not 0 < self.level < 1:
-            raise ValueError(f"interval level must lie strictly between 0 and 1, got {self.level}")
-        if self.resamples < 2:
-            raise ValueError(f"interval resamples must be >= 2, got {self.resamples}")
-
-    @classmethod
-    def from_config(cls, config: Mapping | None) -> "IntervalSpec":
-        """From a manifest's `scoring.interval` section; missing keys take the defaults."""
-        config = dict(config or {})
-        return cls(method=str(config.get("method", cls.method)), level=float(config.get("level", cls.level)),
-                   resamples=int(config.get("resamples", cls.resamples)),
-                   seed=int(config.get("seed", cls.seed)))
-
-    def to_dict(self, tasks: int | None = None) -> dict:
-        d = asdict(self)
-        d["resampled"] = ("tasks within slices, then candidates within tasks"
-                          if self.method == "bootstrap" else "tasks within slices")
-        d["interval"] = "percentile"
-        if tasks is not None:
-            d["candidate_level"] = candidate_level(self, tasks)
-        return d
+def interval_dict(spec: IntervalSpec, tasks: int | None = None) -> dict:
+    """The specification as the report records it beside a figure."""
+    d = asdict(spec)
+    d["resampled"] = ("tasks within slices, then candidates within tasks"
+                      if spec.method == "bootstrap" else "tasks within slices")
+    d["interval"] = "percentile"
+    if tasks is not None:
+        d["candidate_level"] = candidate_level(spec, tasks)
+    return d
 
 
 def candidate_level(spec: IntervalSpec, tasks: int) -> str:

@@ -12,12 +12,13 @@ import datetime as _dt
 import json
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from passgate.core.errors import ConfigError, StoreError
+from passgate.core.manifest import ScoringContract
 from passgate.core.record.queries import report as queries
 
 from .canaries import canaries_section
@@ -41,7 +42,7 @@ from .estimate import paired_intervals, pass_at_k_intervals
 from .fidelity import fidelity_summary
 from .generation import generation_section
 from .integrity import integrity_section
-from .intervals import IntervalSpec
+from .intervals import IntervalSpec, interval_dict
 from .languages import languages_section
 from .points import finite_or_none, point_scores
 from .repository import repository_section
@@ -53,31 +54,22 @@ SCHEMA = "passgate.report/1"
 _NO_CI = {"ci_low": None, "ci_high": None, "se": None}
 
 
-@dataclass(frozen=True)
-class ScoringConfig:
-    """The manifest's scoring contract as the report applies it."""
-
-    k: tuple[int, ...] = (1,)
-    aggregation: str = "micro"
-    weights: Mapping[str, float] = field(default_factory=dict)
-    interval: IntervalSpec = IntervalSpec()
-    dropped_tasks: str = "report"
-
-    @classmethod
-    def from_manifest(cls, manifest: Mapping) -> "ScoringConfig":
-        """The frozen manifest's scoring section; missing keys take the manifest defaults."""
-        scoring = dict((manifest or {}).get("scoring") or {})
-        try:
-            ks = tuple(sorted({int(k) for k in (scoring.get("k") or [1])}))
-            aggregation = str(scoring.get("aggregation") or "micro")
-            if aggregation not in AGGREGATIONS or min(ks) < 1:
-                raise ValueError(f"aggregation must be one of {AGGREGATIONS} and every k >= 1")
-            weights = {str(s): float(w) for s, w in (scoring.get("weights") or {}).items()}
-            interval = IntervalSpec.from_config(scoring.get("interval"))
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"the run's frozen manifest has an unusable scoring section: {exc}",
-                              field="scoring") from None
-        return cls(ks, aggregation, weights, interval, str(scoring.get("dropped_tasks") or "report"))
+def scoring_contract(manifest: Mapping) -> ScoringContract:
+    """The frozen manifest's scoring contract as the report applies it (k sorted, once each); missing
+    keys take the manifest's defaults, so old records read too."""
+    scoring = dict((manifest or {}).get("scoring") or {})
+    try:
+        ks = tuple(sorted({int(k) for k in (scoring.get("k") or [1])}))
+        aggregation = str(scoring.get("aggregation") or "micro")
+        if aggregation not in AGGREGATIONS or min(ks) < 1:
+            raise ValueError(f"aggregation must be one of {AGGREGATIONS} and every k >= 1")
+        weights = {str(s): float(w) for s, w in (scoring.get("weights") or {}).items()}
+        interval = IntervalSpec.from_config(scoring.get("interval"))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"the run's frozen manifest has an unusable scoring section: {exc}",
+                          field="scoring") from None
+    return ScoringContract(k=ks, aggregation=aggregation, weights=weights, interval=interval,
+                           dropped_tasks=str(scoring.get("dropped_tasks") or "report"))
 
 
 def load_manifest(store, run: Mapping) -> dict:
@@ -99,7 +91,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
     """
     run = store.run(run_id)
     manifest = load_manifest(store, run)
-    config = ScoringConfig.from_manifest(manifest)
+    config = scoring_contract(manifest)
     if interval is not None:
         config = replace(config, interval=interval)
     if k:
@@ -161,7 +153,7 @@ def fidelity_section(store, run: Mapping) -> dict:
 
 # ---- scores --------------------------------------------------------------------------------
 
-def scores_section(recs: RunRecords, config: ScoringConfig) -> dict:
+def scores_section(recs: RunRecords, config: ScoringContract) -> dict:
     """pass@k for every declared k: micro and macro over slices, per slice, per set, per tag."""
     strata = Strata.from_slices(recs.slices, config.weights)
     spec = config.interval
@@ -183,7 +175,7 @@ def scores_section(recs: RunRecords, config: ScoringConfig) -> dict:
         "weights": {name: float(w) for name, w in zip(strata.names, strata.weights)},
         "weights_for_absent_slices": {name: float(w) for name, w in sorted(config.weights.items())
                                       if name not in strata.names},
-        "interval": spec.to_dict(int((n > 0).sum())),
+        "interval": interval_dict(spec, int((n > 0).sum())),
         "headline": {"k": head["k"], "aggregation": config.aggregation, **head[config.aggregation],
                      "denominator": head["denominator"]},
         "pass_at_k": rows,
@@ -191,7 +183,7 @@ def scores_section(recs: RunRecords, config: ScoringConfig) -> dict:
     }
 
 
-def _group(kind: str, name: str, mask: np.ndarray, recs: RunRecords, config: ScoringConfig,
+def _group(kind: str, name: str, mask: np.ndarray, recs: RunRecords, config: ScoringContract,
            boot_by_k: Mapping, weight: float | None = None) -> dict:
     n = np.where(mask, recs.n, 0)
     entries = []
@@ -207,7 +199,7 @@ def _group(kind: str, name: str, mask: np.ndarray, recs: RunRecords, config: Sco
     return group
 
 
-def _other_groups(recs: RunRecords, config: ScoringConfig, strata: Strata) -> list[dict]:
+def _other_groups(recs: RunRecords, config: ScoringContract, strata: Strata) -> list[dict]:
     """Benchmark sets and task tags, each bootstrapped over its own tasks (its own random stream)."""
     found: list[tuple[str, str, np.ndarray]] = []
     slice_sets = {tuple(np.flatnonzero(recs.slices == s)) for s in strata.names}
@@ -227,7 +219,7 @@ def _other_groups(recs: RunRecords, config: ScoringConfig, strata: Strata) -> li
     return out
 
 
-def public_protected_section(recs: RunRecords, config: ScoringConfig) -> dict:
+def public_protected_section(recs: RunRecords, config: ScoringContract) -> dict:
     """pass@k on the public (visible) tests and on the protected ones, over tasks that have both,
     and the protected-test gap (public minus protected) with a paired interval."""
     mask = recs.has_public & (recs["n_public"] > 0) & (recs["n"] > 0)

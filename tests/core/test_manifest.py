@@ -132,3 +132,14 @@ def test_image_drift_is_refused(docker_client):
     runner = DockerRunner(image=IMAGE, runtime="runsc", limits=sandbox_limits(), client=docker_client)
     with pytest.raises(DriftError, match="image digest differs"):
         runner.check("sha256:" + "0" * 64)
+
+
+def test_the_manifest_and_the_report_share_one_interval_specification():
+    """`bootstrap_tasks` is an interval method for the manifest as for `passgate report --method`; a
+    section's own rule (resamples) is an error at its line, before any run."""
+    from passgate.core.score.intervals import IntervalSpec as ReportsSpec
+    m = parse_manifest(BASE + "scoring:\n  interval:\n    method: bootstrap_tasks\n")
+    assert m.scoring.interval.method == "bootstrap_tasks" and isinstance(m.scoring.interval, ReportsSpec)
+    assert m.manifest_id != parse_manifest(BASE).manifest_id
+    with pytest.raises(ConfigError, match=r"<manifest>:13: scoring.interval: interval resamples must be >= 2"):
+        parse_manifest(BASE + "scoring:\n  interval:\n    resamples: 1\n")
