@@ -68,12 +68,12 @@ def measure(runtime: str, program: str | None, repeat: int) -> dict[str, float]:
 def measure_at(ref: str, runtime: str, repeat: int) -> dict[str, float]:
     """measure() with passgate as of `ref` (engine, worker program and protocol), in a child process."""
     sys.path.insert(0, str(REPO / "benchmarks"))
-    from throughput import engine_at
+    from throughput import checkout_of, engine_at
     with tempfile.TemporaryDirectory() as tmp:
         path, _ = engine_at(ref, Path(tmp))
-        env = {**os.environ, "PYTHONPATH": str(path), "PASSGATE_BENCH_TREE": str(path / "passgate")}
+        env = {**os.environ, "PYTHONPATH": str(path), "PASSGATE_BENCH_TREE": str(checkout_of(path))}
         out = subprocess.run([sys.executable, __file__, "--runtime", runtime, "--repeat", str(repeat), "--json"],
-                             check=True, text=True, capture_output=True, cwd=path / "passgate", env=env).stdout
+                             check=True, text=True, capture_output=True, cwd=checkout_of(path), env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 

@@ -112,8 +112,15 @@ def engine_at(ref: str, tmp: Path) -> tuple[Path, dict]:
     path.mkdir()
     archive = subprocess.run(["git", "archive", ref], cwd=REPO, check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
-    (path / "passgate").symlink_to(src)
+    # a commit whose folders match the import names holds passgate/; an older one is the package itself
+    (path / "passgate").symlink_to(src / "passgate" if (src / "passgate" / "core").is_dir() else src)
     return path, yaml.safe_load((src / "examples" / "humaneval-gpt35.yaml").read_text())
+
+
+def checkout_of(pythonpath: Path) -> Path:
+    """The unpacked commit behind an `engine_at` path: where its examples and benchmarks are."""
+    package = (pythonpath / "passgate").resolve()
+    return package.parent if (package.parent / "examples").is_dir() and package.name == "passgate" else package
 
 
 def run_engine_at(pythonpath: Path, manifest: dict) -> dict:
@@ -125,7 +132,7 @@ def run_engine_at(pythonpath: Path, manifest: dict) -> dict:
         request = Path(tmp) / "manifest.yaml"
         request.write_text(yaml.safe_dump(manifest))
         out = subprocess.run([sys.executable, __file__, "--engine-run", str(request)], check=True, text=True,
-                             capture_output=True, cwd=pythonpath / "passgate",
+                             capture_output=True, cwd=checkout_of(pythonpath),
                              env={**os.environ, "PYTHONPATH": str(pythonpath)}).stdout
         return record_figures(Path(tmp), json.loads(out.strip().splitlines()[-1]))
 

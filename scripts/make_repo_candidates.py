@@ -13,7 +13,7 @@ import sys
 import tarfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "sandbox" / "repo_program"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "passgate" / "core" / "sandbox" / "repo_program"))
 from apply import apply_patch  # noqa: E402  (the grader's own strict applier)
 
 TOKEN = "ghp_" + "Zq7RkT2mWb9XcV4nLs8PdF3hJy6GtA1uEoKi"

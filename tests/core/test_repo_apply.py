@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 SPEC = importlib.util.spec_from_file_location(
-    "repo_apply", Path(__file__).resolve().parents[2] / "core" / "sandbox" / "repo_program" / "apply.py")
+    "repo_apply", Path(__file__).resolve().parents[2] / "passgate" / "core" / "sandbox" / "repo_program" / "apply.py")
 apply = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(apply)
 
