@@ -141,5 +141,5 @@ def test_the_manifest_and_the_report_share_one_interval_specification():
     m = parse_manifest(BASE + "scoring:\n  interval:\n    method: bootstrap_tasks\n")
     assert m.scoring.interval.method == "bootstrap_tasks" and isinstance(m.scoring.interval, ReportsSpec)
     assert m.manifest_id != parse_manifest(BASE).manifest_id
-    with pytest.raises(ConfigError, match=r"<manifest>:13: scoring.interval: interval resamples must be >= 2"):
+    with pytest.raises(ConfigError, match=r"<manifest>:14: scoring.interval.resamples: interval resamples must be >= 2"):
         parse_manifest(BASE + "scoring:\n  interval:\n    resamples: 1\n")

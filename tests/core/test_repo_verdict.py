@@ -96,3 +96,17 @@ def test_only_a_lost_reference_makes_the_loss_the_evaluators():
     assert "lost" in RepoGrading._sealed(grade, "bad", "ref")
     grade, calls = _grader(set())
     assert RepoGrading._sealed(grade, "ok", "ref") == {"tests": []} and calls == ["ok"]
+
+
+def test_a_sandbox_that_never_started_is_never_the_patchs_loss():
+    from passgate.core.run.repo import NotStarted, RepoGrading
+    calls = []
+
+    def grade(patch):
+        calls.append(patch)
+        if patch == "bad":
+            raise NotStarted("every slot of every accepted Ray node is in use or gone")
+        return {"tests": []}
+    result = RepoGrading._sealed(grade, "bad", "ref")
+    assert result == {"lost": "no sandbox could be started for the patch: every slot of every accepted Ray node "
+                              "is in use or gone"} and calls == ["bad"]

@@ -51,14 +51,16 @@ def _ray_repo_runner():
 
     from passgate.core.sandbox.ray_runner import SLOT_RESOURCE, RayRunner
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
-    cluster.add_node(num_cpus=1, resources={SLOT_RESOURCE: 2})
+    # one slot on the node: the run's runner holds it until `for_program` gives it back
+    cluster.add_node(num_cpus=1, resources={SLOT_RESOURCE: 1})
     ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
     cluster.wait_for_nodes()
-    base = RayRunner(address=cluster.address, image=IMAGE, runtime="runsc", limits=sandbox_limits(), per_node=2)
+    base = RayRunner(address=cluster.address, image=IMAGE, runtime="runsc", limits=sandbox_limits(), per_node=1)
     try:
         base.check()
         r = base.for_program(repo_program())
         r.check()                # the nodes admit it on the function worker's boundary self-probe
+        assert r.concurrency == 1
         yield r
         r.close()
     finally:

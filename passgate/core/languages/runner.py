@@ -106,6 +106,8 @@ class LanguageWorker(Worker):
                 first = config
             elif not config.same_host_settings(first):
                 return config
+        if first is None:
+            raise WorkerLost("this language worker has no image to report on")
         return first
 
     def worn(self) -> bool:

@@ -15,7 +15,7 @@ GRADER_WORDS = {"python": "Python functions", "language": "programs in other lan
 def check_set(s: TaskSetSpec, err) -> None:
     """One task set's options against what its kind takes; `err(message, key)` makes the error."""
     if not kinds.registered(s.kind):
-        raise err("must be one of " + ", ".join(repr(k) for k in kinds.names()), "kind")
+        raise err("must be one of " + ", ".join(repr(k) for k in kinds.names()) + f", got {s.kind!r}", "kind")
     kind = kinds.get(s.kind)
     if kind.default_path is None and not s.path:
         raise err(f"a {s.kind} task set needs a path", "path")

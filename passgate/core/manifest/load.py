@@ -123,7 +123,8 @@ def _build(cls: type, data: Any, path: tuple, lines: dict, source: str) -> Any:
     try:
         return cls(**kwargs)
     except ValueError as exc:           # a section's own rule (an interval's level, ...)
-        raise _fail(str(exc), path, lines, source) from None
+        key = getattr(exc, "key", None)
+        raise _fail(str(exc), path + ((key,) if key else ()), lines, source) from None
 
 
 def _coerce(tp: Any, value: Any, path: tuple, lines: dict, source: str) -> Any:

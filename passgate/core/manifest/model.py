@@ -25,6 +25,14 @@ INTERVAL_METHODS = ("bootstrap", "bootstrap_tasks")
 LATER = {"later": True}
 
 
+class KeyValueError(ValueError):
+    """A section's own rule broken by one key's value; the loader names that key and its line."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(message)
+        self.key = key
+
+
 @dataclass(frozen=True)
 class TaskSetSpec:
     kind: str                          # a registered kind (core/kinds)
@@ -219,11 +227,11 @@ class IntervalSpec:
 
     def __post_init__(self) -> None:
         if self.method not in INTERVAL_METHODS:
-            raise ValueError(f"interval method must be one of {INTERVAL_METHODS}, got {self.method!r}")
+            raise KeyValueError("method", f"interval method must be one of {INTERVAL_METHODS}, got {self.method!r}")
         if not 0 < self.level < 1:
-            raise ValueError(f"interval level must lie strictly between 0 and 1, got {self.level}")
+            raise KeyValueError("level", f"interval level must lie strictly between 0 and 1, got {self.level}")
         if self.resamples < 2:
-            raise ValueError(f"interval resamples must be >= 2, got {self.resamples}")
+            raise KeyValueError("resamples", f"interval resamples must be >= 2, got {self.resamples}")
 
     @classmethod
     def from_config(cls, config: Mapping | None) -> IntervalSpec:

@@ -48,22 +48,29 @@ def known_modules(task: Task, packages: tuple[str, ...]) -> set[str]:
     return names | {p.split("/", 1)[0].removesuffix(".py") for p in spec["protected_tests"]}
 
 
+class NotStarted(Exception):
+    """No sandbox could be started for a patch (the runner's, not the patch's, failure)."""
+
+
 class RepoGrading:
     """One run's repository grading; the engine's thread is the only writer."""
 
     def __init__(self, store: Store, ctx: RunContext, runner: Runner):
         self.store, self.ctx = store, ctx
-        ex = ctx.manifest.execution
-        self.refuse = ex.test_edits == "refuse"
-        # the run's runner (Docker or Ray), its sandboxes booting the repository grader, one per patch
-        self.runner = runner.for_program(repo_program())
-        self.runner.check(ex.image_digest)
-        self.workers = max(1, runner.concurrency or ex.workers)
+        self.refuse = ctx.manifest.execution.test_edits == "refuse"
+        self.base = runner
+        self.runner: Runner | None = None
+        self.workers = 1
         # per task: the reference run's public ids, and its outcomes per public and per protected id
         self.expected: dict[str, tuple[list[str], dict, dict]] = {}
 
     def run(self) -> None:
+        ex = self.ctx.manifest.execution
+        # the run's runner (Docker or Ray), its sandboxes booting the repository grader, one per patch
+        self.runner = self.base.for_program(repo_program())
         try:
+            self.runner.check(ex.image_digest)
+            self.workers = max(1, self.runner.concurrency or ex.workers)
             self._references()
             self._candidates()
             if self.ctx.manifest.candidates.source == "reference" and not self.ctx.cancel.is_set():
@@ -96,7 +103,7 @@ class RepoGrading:
 
     def _in_fresh_sandbox(self, job: dict, *, timeout_s: float) -> dict:
         """The grader's reply for one patch, from a sandbox started for it and removed after it."""
-        worker = self.runner.new_worker()
+        worker = self._started()
         try:
             reply = worker.run_job(job, timeout_s=timeout_s)
             reply["container_id"] = worker.container_id[:12]
@@ -104,21 +111,36 @@ class RepoGrading:
         finally:
             worker.close()
 
+    def _started(self, attempts: int = 3):
+        """A fresh sandbox; one that does not start, before the patch is in it, is never the patch's."""
+        for attempt in range(attempts):
+            try:
+                return self.runner.new_worker()
+            except WorkerLost as exc:
+                if attempt == attempts - 1:
+                    raise NotStarted(str(exc)[:500]) from None
+                time.sleep(1.0 + attempt)
+        raise AssertionError("unreachable")
+
     @staticmethod
     def _sealed(grade, patch: str, reference: str) -> dict:
         """The grader's reply; when the patch's sandbox is lost twice, the task's reference patch runs
         in a fresh one: if it comes back, the loss is the patch's (`crash`, counted as sandbox_crash);
-        only when the reference is lost too is it the evaluator's (`lost`, infra_error)."""
+        only when the reference is lost too is it the evaluator's (`lost`, infra_error). A sandbox
+        that never started holds nothing of the patch: that is the evaluator's too."""
         reason = ""
-        for _ in range(2):
-            try:
-                return grade(patch)
-            except WorkerLost as exc:
-                reason = str(exc)[:500]
         try:
-            grade(reference)
-        except WorkerLost as exc:
-            return {"lost": f"{reason}; the reference patch's sandbox was lost too: {str(exc)[:300]}"}
+            for _ in range(2):
+                try:
+                    return grade(patch)
+                except WorkerLost as exc:
+                    reason = str(exc)[:500]
+            try:
+                grade(reference)
+            except WorkerLost as exc:
+                return {"lost": f"{reason}; the reference patch's sandbox was lost too: {str(exc)[:300]}"}
+        except NotStarted as exc:
+            return {"lost": f"no sandbox could be started for the patch: {exc}"}
         return {"crash": f"{reason} (twice; the reference patch ran in a fresh sandbox)"}
 
     # ---- references -----------------------------------------------------------------------

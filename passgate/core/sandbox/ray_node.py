@@ -74,11 +74,18 @@ class SlotServer:
         """The boundary self-probe in a sandbox here, as a candidate would run, and the container's
         configuration; the controller judges both. The probe is the function worker's, whatever
         program this slot's sandboxes boot."""
-        own, self.runner = self.runner, DockerRunner(**{**self.docker_args, "program": None})
+        own = self.runner
         try:
+            self.runner = DockerRunner(**{**self.docker_args, "program": None},
+                                       client=own.client if own is not None else None)
             return self._probe(probe_limits)
+        except PassgateError as exc:
+            return {"error": f"cannot start a sandbox: {exc.message}"}
+        except Exception as exc:  # noqa: BLE001 - the Docker engine failed: the controller reads why
+            return {"error": f"cannot start a sandbox: {type(exc).__name__}: {str(exc)[:300]}"}
         finally:
-            self.runner.close()
+            if self.runner is not own:
+                self.runner.close()
             self.runner = own
 
     def _probe(self, probe_limits: dict) -> dict:

@@ -221,7 +221,9 @@ class RayRunner(Runner):
 
     def for_program(self, program: str) -> RayRunner:
         """The same cluster and boundary, a fresh sandbox per job: each worker's slot is its own, and
-        its container goes when the worker closes."""
+        its container goes when the worker closes. This runner's idle slots are given back first, so
+        the new runner has every node's slots."""
+        self._free_idle_slots()
         a = self.docker_args
         return RayRunner(address=self.address, image=self.image, runtime=self.runtime, limits=a["limits"],
                          seeds=a["seeds"], run_label=a["run_label"], per_node=self.per_node, isolation="candidate",
@@ -256,6 +258,18 @@ class RayRunner(Runner):
             self._event("node", f"node {node.label} retired mid-run: {node.start_failures} sandbox starts in a "
                         f"row failed ({why}); the other nodes carry on")
         return WorkerLost(f"on Ray node {node.label}: {why}")
+
+    def _free_idle_slots(self) -> None:
+        """End the slot actors no worker holds (their sandboxes stopped first); busy ones stay."""
+        with self._lock:
+            idle = [s for n in self._nodes.values() for s in n.slots if s.lanes == 0 and not s.dead]
+            for n in self._nodes.values():
+                n.slots = [s for s in n.slots if s not in idle]
+            self._actors = [a for a in self._actors if all(a is not s.actor for s in idle)]
+        if idle and self.ray is not None:
+            self.ray.wait([s.actor.stop.remote() for s in idle], num_returns=len(idle), timeout=30)
+            for s in idle:
+                self.ray.kill(s.actor)
 
     def close(self) -> None:
         with self._lock:
