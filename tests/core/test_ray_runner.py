@@ -119,6 +119,29 @@ def test_the_same_manifest_gives_identical_verdicts_locally_and_on_three_ray_nod
     assert verify_chain(remote, ray_id) == []
 
 
+def test_repository_patches_get_their_classes_on_ray_each_in_a_fresh_sandbox(tmp_path, cluster):
+    """The repository example's 20 patches, graded on the three nodes through the run's own Ray runner,
+    get the classes the local runner gives them (tests/core/test_repo_sandbox.py)."""
+    import json
+    import shutil
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    shutil.copytree(examples / "repo", tmp_path / "repo")
+    shutil.copy(examples / "repo-patches.yaml", tmp_path / "repo-patches.yaml")
+    store = Store(tmp_path / "t.db")
+    run_id = start_run(store, tmp_path / "repo-patches.yaml", runner_factory=on_ray(cluster))
+    assert store.run(run_id)["status"] == "completed"
+    counts: dict[str, int] = {}
+    expected = {}
+    for line in (examples / "repo" / "candidates.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        expected[(row["task_id"], counts.setdefault(row["task_id"], 0))] = row["expected_class"]
+        counts[row["task_id"]] += 1
+    got = {(o["task_id"], o["candidate_index"]): o["failure_class"] for o in store.rows("outcomes", run_id)}
+    assert got == expected
+    graded = [e for e in store.rows("executions", run_id) if e["purpose"] == "grade"]
+    assert len({e["container_id"] for e in graded}) == len(graded) == 20
+
+
 def test_a_node_removed_mid_run_has_its_candidates_redispatched_as_infra_retries(tmp_path, image_digest, cluster,
                                                                                 docker_client):
     victim = cluster.add_node(num_cpus=1, resources={SLOT_RESOURCE: 2})
