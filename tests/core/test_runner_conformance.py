@@ -13,6 +13,7 @@ from passgate.core.sandbox.docker_runner import DockerRunner
 from passgate.core.sandbox.runner import EvalRequest, EvalResult, Runner, WorkerLost, limits_for
 from tests.adversarial.corpus import ADD_TASK, GOOD, WRONG
 from tests.conftest import IMAGE, evaluate, sandbox_limits
+from tests.core.raykit import one_node_runner
 
 LOOP = "def add(a, b):\n    while True:\n        pass\n"
 
@@ -20,30 +21,12 @@ LOOP = "def add(a, b):\n    while True:\n        pass\n"
 @pytest.fixture(params=["runsc", "runc", "ray"], scope="module")
 def runner(request, docker_client):
     if request.param == "ray":
-        yield from _ray_runner()
+        with one_node_runner(slots=2) as r:
+            yield r
         return
     r = DockerRunner(image=IMAGE, runtime=request.param, limits=sandbox_limits(), client=docker_client)
     yield r
     r.close()
-
-
-def _ray_runner():
-    ray = pytest.importorskip("ray")
-    from ray.cluster_utils import Cluster
-
-    from passgate.core.sandbox.ray_runner import SLOT_RESOURCE, RayRunner
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
-    cluster.add_node(num_cpus=1, resources={SLOT_RESOURCE: 2})
-    ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
-    cluster.wait_for_nodes()
-    r = RayRunner(address=cluster.address, image=IMAGE, runtime="runsc", limits=sandbox_limits(), per_node=2)
-    try:
-        r.check()
-        yield r
-    finally:
-        r.close()
-        ray.shutdown()
-        cluster.shutdown()
 
 
 @pytest.fixture

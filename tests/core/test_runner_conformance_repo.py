@@ -13,12 +13,13 @@ import pytest
 import yaml
 
 from passgate.core.candidates.diffscan import scan_patch
+from passgate.core.kinds.sets import load_task_set
 from passgate.core.run.repo import known_modules
 from passgate.core.run.repo_verdict import judge_patch
 from passgate.core.sandbox.docker_runner import DockerRunner
 from passgate.core.sandbox.repo_jobs import repo_job, repo_program
-from passgate.core.kinds.sets import load_task_set
 from tests.conftest import sandbox_limits
+from tests.core.raykit import one_node_runner
 
 pytestmark = [pytest.mark.docker]
 
@@ -46,27 +47,15 @@ def repo_runner(request, docker_client):
 
 
 def _ray_repo_runner():
-    ray = pytest.importorskip("ray")
-    from ray.cluster_utils import Cluster
-
-    from passgate.core.sandbox.ray_runner import SLOT_RESOURCE, RayRunner
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
     # one slot on the node: the run's runner holds it until `for_program` gives it back
-    cluster.add_node(num_cpus=1, resources={SLOT_RESOURCE: 1})
-    ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
-    cluster.wait_for_nodes()
-    base = RayRunner(address=cluster.address, image=IMAGE, runtime="runsc", limits=sandbox_limits(), per_node=1)
-    try:
-        base.check()
+    with one_node_runner(slots=1, image=IMAGE) as base:
         r = base.for_program(repo_program())
         r.check()                # the nodes admit it on the function worker's boundary self-probe
         assert r.concurrency == 1
-        yield r
-        r.close()
-    finally:
-        base.close()
-        ray.shutdown()
-        cluster.shutdown()
+        try:
+            yield r
+        finally:
+            r.close()
 
 
 def _grade(runner, task_id: str, label: str) -> tuple[str | None, str]:
