@@ -133,7 +133,7 @@ def test_a_language_run_grades_every_candidate_as_its_tests_say(language, tmp_pa
     assert row["integrity"]["in_process"]["tasks"] == (1 if language in HUMANEVAL_X else int(language in IN_PROCESS))
     # every completed attempt but the self-check's is timed: a timeout's re-checks too, when load makes one
     timed = [e for e in store.rows("executions", run_id) if e["purpose"] != "selfcheck" and e["status"] == "ok"]
-    assert row["timing"]["attempts"] == len(timed) >= len(executions)
+    assert row["timing"]["attempts"] == len(timed)
     # the evaluator's cost holds every step of every attempt: a compiled language's compile steps too
     steps = [json.loads(e["evidence_json"] or "{}").get("language") or {} for e in store.rows("executions", run_id)]
     assert report["cost"]["sandbox_cpu_s"] == pytest.approx(
