@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 # Why a candidate failed. `infra_error` is never counted against the model.
 # Outcomes that count toward pass@k (flaky counts as not passed) and those reported apart.
 COUNTED_OUTCOMES = ("passed", "failed", "flaky")
+COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in COUNTED_OUTCOMES) + ")"      # `outcome IN COUNTED_SQL`
 EXCLUDED_OUTCOMES = ("infra_error", "excluded")
 FAILURE_CLASSES = (
     "wrong_answer",       # a test assertion failed on the candidate's answer

@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from passgate.core.allowed_imports import normalize_imports
 
 from . import functions, infilling, languages, repo
-from .kind import GRADERS, Grader, Kind, Loaded, Source
+from .kind import Grader, Kind, Loaded, Source
 
-__all__ = ["GRADERS", "Grader", "Kind", "Loaded", "Source", "default_imports", "effective_imports", "get", "in_words", "names", "register", "registered", "unregister"]
+__all__ = ["Grader", "Kind", "Loaded", "Source", "default_imports", "effective_imports", "get", "in_words", "names",
+           "register", "registered", "unregister"]
 
 _BUILT_IN: tuple[Kind, ...] = (
     *functions.KINDS,

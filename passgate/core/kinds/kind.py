@@ -11,7 +11,6 @@ from passgate.core.model import Task
 
 Loaded = tuple[list[Task], list[str]]          # the tasks, in file order, and notes on known quirks
 Grader = Literal["python", "language", "repository"]
-GRADERS: tuple[str, ...] = ("python", "language", "repository")
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ def load_task_set(
     tasks = _select(tasks, task_ids, path)
     set_id = spec.id_for(split, path, tasks)
     revision = revision or (spec.revision and spec.revision(path, sha256, notes)) or f"sha256:{sha256[:12]}"
-    notes.extend(notes_for(set_id if spec.set_id else kind, {t.task_id for t in tasks}))
+    notes.extend(notes_for(set_id, {t.task_id for t in tasks}))
     tasks = [dataclasses.replace(t, set_id=set_id, set_sha256=sha256, set_revision=revision) for t in tasks]
     return TaskSet(
         set_id=set_id, kind=kind, path=str(path), sha256=sha256, revision=revision,

@@ -113,14 +113,15 @@ class RepoGrading:
 
     def _started(self, attempts: int = 3):
         """A fresh sandbox; one that does not start, before the patch is in it, is never the patch's."""
-        for attempt in range(attempts):
+        for attempt in range(attempts - 1):
             try:
                 return self.runner.new_worker()
-            except WorkerLost as exc:
-                if attempt == attempts - 1:
-                    raise NotStarted(str(exc)[:500]) from None
+            except WorkerLost:
                 time.sleep(1.0 + attempt)
-        raise AssertionError("unreachable")
+        try:
+            return self.runner.new_worker()
+        except WorkerLost as exc:
+            raise NotStarted(str(exc)[:500]) from None
 
     @staticmethod
     def _sealed(grade, patch: str, reference: str) -> dict:

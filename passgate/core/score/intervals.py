@@ -28,11 +28,10 @@ from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from passgate.core.manifest import INTERVAL_METHODS, IntervalSpec
+from passgate.core.manifest import IntervalSpec
 
 from .scoring import AGGREGATIONS, PassAtKLookup, Strata, pass_at_k_table
 
-METHODS = INTERVAL_METHODS
 EXACT_CELLS = 1_000_000     # replicates x tasks up to which candidates are redrawn one by one
 _CHUNK_CELLS = 500_000      # replicate x task cells per chunk: small enough to stay in cache
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from passgate.core.record.queries import sections as q
 from passgate.core.record.queries import sections_security as qs
+from passgate.core.record.queries.scans import Limits
 
 SEVERITIES = ("low", "medium", "high")     # a finding's severity rank is its position here
 EXAMPLES = 10
@@ -94,9 +95,9 @@ def _with_code(store, rid: str, picked: list) -> list[dict]:
     return out
 
 
-def insecure_passes(conn, run_id: str, severity: str, ids: list, limit_sql: tuple, cap: int | None) -> dict:
+def insecure_passes(store, run_id: str, severity: str, ids: list, limits: Limits, cap: int | None) -> dict:
     """Per task (in `ids` order): protected passes and public passes whose program has a finding at or
     above `severity`, among rows a what-if still counts (under its CPU limit and candidate cap)."""
-    found = qs.insecure_pass_counts(conn, run_id, SEVERITIES.index(severity), limit_sql, cap)
+    found = qs.insecure_pass_counts(store, run_id, SEVERITIES.index(severity), limits, cap)
     return {"protected": np.array([found.get(t, (0, 0))[0] for t in ids], dtype=np.int64),
             "public": np.array([found.get(t, (0, 0))[1] for t in ids], dtype=np.int64)}

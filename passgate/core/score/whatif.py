@@ -27,7 +27,6 @@ import numpy as np
 
 from passgate.core.errors import ConfigError
 from passgate.core.record.queries import report as queries
-from passgate.core.record.queries.scans import limit_sql
 
 from .data import Rescore, RunRecords, load_records
 from .points import point_scores
@@ -173,7 +172,7 @@ def _without_insecure_passes(store, run_id: str, recs: RunRecords, severity: str
     if not queries.has_security_scan(store, run_id):
         raise ConfigError("secure= needs the run's security scan, and this run has none "
                           "(scoring.security.scan was off or the record predates it)", field="--whatif secure")
-    found = insecure_passes(store.db.conn, run_id, severity, recs.task_ids.tolist(), limit_sql(recs.rescore.limits),
+    found = insecure_passes(store, run_id, severity, recs.task_ids.tolist(), recs.rescore.limits,
                             recs.rescore.max_candidates)
     arrays = dict(recs.arrays)
     arrays["c"] = np.maximum(arrays["c"] - found["protected"], 0)

@@ -25,15 +25,17 @@ KNOWN_DEFECTS: dict[str, dict[str, str]] = {
 }
 
 
+def _defects(set_id: str) -> dict[str, str]:
+    """The listed defects of a task set: those of its own id, or of the set it is a part of."""
+    return next((d for key, d in KNOWN_DEFECTS.items() if set_id == key or set_id.startswith(key + "-")), {})
+
+
 def defect_of(set_id: str, task_id: str) -> str | None:
     """Why this task's reference cannot pass, when the task is a listed defect of its task set."""
-    for kind, defects in KNOWN_DEFECTS.items():
-        if set_id == kind or set_id.startswith(kind + "-"):
-            return defects.get(task_id)
-    return None
+    return _defects(set_id).get(task_id)
 
 
-def notes_for(kind: str, task_ids: set[str]) -> list[str]:
+def notes_for(set_id: str, task_ids: set[str]) -> list[str]:
     """Notes for the known defects among `task_ids`."""
-    defects = KNOWN_DEFECTS.get(kind, {})
-    return [f"{task_id}: known defect: {reason}" for task_id, reason in defects.items() if task_id in task_ids]
+    return [f"{task_id}: known defect: {reason}" for task_id, reason in _defects(set_id).items()
+            if task_id in task_ids]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from passgate.core.model import COUNTED_SQL
 from passgate.core.record.store import Store
 
-_COUNTED = "('passed', 'failed', 'flaky')"      # outcomes that count toward pass@k
 # the attempts of the program a decided candidate was executed as
 _SAME_PROGRAM = ("e.run_id = o.run_id AND e.task_id = o.task_id "
                  "AND e.candidate_index = COALESCE(o.executed_as, o.candidate_index)")
@@ -55,7 +55,7 @@ def counted_tallies(store: Store) -> list[TaskTally]:
     return [TaskTally(r["run_id"], r["task_id"], r["slice"], r["c"], r["n"]) for r in store.query(
         f"SELECT o.run_id, o.task_id, COALESCE(t.slice, '') AS slice, SUM(o.protected_passed) AS c, "
         f"COUNT(*) AS n FROM outcomes o LEFT JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
-        f"WHERE o.outcome IN {_COUNTED} GROUP BY o.run_id, o.task_id")]
+        f"WHERE o.outcome IN {COUNTED_SQL} GROUP BY o.run_id, o.task_id")]
 
 
 def run_manifests(store: Store) -> list[tuple[str, str | None]]:

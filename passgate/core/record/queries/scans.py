@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from passgate.core.model import CANARY_GLOB_SQL, COUNTED_OUTCOMES
+from passgate.core.model import CANARY_GLOB_SQL, COUNTED_SQL
 
 US = 1_000_000   # execution times travel as integer microseconds
-_COUNTED_SQL = "(" + ",".join(f"'{o}'" for o in COUNTED_OUTCOMES) + ")"
 _NOT_CANARY = f" AND task_id NOT GLOB {CANARY_GLOB_SQL}"      # canary tasks are never part of pass@k
 
 T = TypeVar("T")
@@ -235,7 +234,7 @@ def first_public_codes(store, run_id: str, task_ids: Sequence[str],
     cap = " AND o.candidate_index < ?" if limits.max_candidates is not None else ""
     cur = connection(store).execute(
         f"SELECT o.task_id, MIN(o.candidate_index * 2 + 1 - o.protected_passed) FROM outcomes o {join} "
-        f"WHERE o.run_id = ? AND o.public_passed = 1 AND o.outcome IN {_COUNTED_SQL}{not_over}{cap} "
+        f"WHERE o.run_id = ? AND o.public_passed = 1 AND o.outcome IN {COUNTED_SQL}{not_over}{cap} "
         "AND o.task_id IN (SELECT value FROM json_each(?)) GROUP BY o.task_id",
         [run_id] + lim + ([limits.max_candidates] if cap else []) + [json.dumps(list(task_ids))])
     return {t: code for t, code in cur}
@@ -256,7 +255,7 @@ def best_counted_by_logprob(store, run_id: str, task_ids: Sequence[str],
     cur = connection(store).execute(
         "SELECT o.task_id, MAX(c.mean_logprob), o.outcome, o.cpu_s FROM outcomes o JOIN candidates c "
         "ON c.run_id = o.run_id AND c.task_id = o.task_id AND c.candidate_index = o.candidate_index "
-        f"WHERE o.run_id = ? AND o.outcome IN {_COUNTED_SQL} AND c.mean_logprob IS NOT NULL "
+        f"WHERE o.run_id = ? AND o.outcome IN {COUNTED_SQL} AND c.mean_logprob IS NOT NULL "
         "AND o.task_id IN (SELECT value FROM json_each(?))"
         + (" AND o.candidate_index < ?" if max_candidates is not None else "") + " GROUP BY o.task_id",
         [run_id, json.dumps(list(task_ids))] + ([max_candidates] if max_candidates is not None else []))

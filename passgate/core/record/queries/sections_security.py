@@ -3,17 +3,18 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
+from passgate.core.model import COUNTED_SQL
 from passgate.core.record.store import Store
+
+from .scans import Limits, connection, limit_sql
 
 # a scans row's worst severity as 0 / 1 / 2 (NULL: no finding), for rows aliased `s`; the ranks are the
 # positions in passgate.core.score.security.SEVERITIES
 SEVERITY_RANK_SQL = "CASE s.max_severity WHEN 'high' THEN 2 WHEN 'medium' THEN 1 WHEN 'low' THEN 0 END"
 _GROUP_SQL = ("CASE WHEN o.outcome = 'passed' THEN 'passing' WHEN o.outcome IN ('failed', 'flaky') "
               "THEN 'failing' END")
-_COUNTED = "('passed', 'failed', 'flaky')"
 
 
 # ---- security scans -------------------------------------------------------------------------------
@@ -73,23 +74,19 @@ def scans_with_findings(store: Store, run_id: str) -> list[ScanFindings]:
         "AND s.findings > 0 ORDER BY s.task_id, s.candidate_index", [run_id])]
 
 
-def insecure_pass_counts(conn: sqlite3.Connection, run_id: str, rank: int, limit_sql: tuple,
+def insecure_pass_counts(store: Store, run_id: str, rank: int, limits: Limits,
                          cap: int | None) -> dict[str, tuple[int, int]]:
     """Per task: its protected passes and its public passes whose program has a finding of severity rank
-    `rank` or worse, among the counted rows a what-if keeps.
-
-    `limit_sql` is the what-if CPU limit as passgate.core.score.data.limit_sql gives it (join clause,
-    'over the limit' predicate, params); `cap` keeps candidates below that index. Takes the connection
-    the what-if is handed."""
-    join, over, lim = limit_sql
+    `rank` or worse, among the counted rows a what-if keeps: under its CPU `limits`, below index `cap`."""
+    join, over, lim = limit_sql(limits)
     where = f" AND NOT {over}" if lim else ""
     where += " AND o.candidate_index < ?" if cap is not None else ""
     sql = (f"SELECT o.task_id, SUM(o.protected_passed = 1 AND o.outcome = 'passed'), SUM(o.public_passed = 1) "
            f"FROM outcomes o {join} JOIN scans s ON s.run_id = o.run_id AND s.task_id = o.task_id "
            f"AND s.candidate_index = o.candidate_index WHERE o.run_id = ? AND {SEVERITY_RANK_SQL} >= ? "
-           f"AND o.outcome IN ('passed', 'failed', 'flaky'){where} GROUP BY o.task_id")
+           f"AND o.outcome IN {COUNTED_SQL}{where} GROUP BY o.task_id")
     params = [run_id, rank] + lim + ([cap] if cap is not None else [])
-    return {r[0]: (r[1] or 0, r[2] or 0) for r in conn.execute(sql, params)}
+    return {r[0]: (r[1] or 0, r[2] or 0) for r in connection(store).execute(sql, params)}
 
 
 # ---- tamper tripwires -----------------------------------------------------------------------------
@@ -168,7 +165,7 @@ def refusals_per_slice(store: Store, run_id: str) -> list[SliceRefusals]:
     return [SliceRefusals(r["slice"], r["n"], r["refused"]) for r in store.query(
         "SELECT t.slice, COUNT(*) AS n, SUM(o.failure_class = 'disallowed_import') AS refused "
         "FROM outcomes o JOIN tasks t ON t.run_id = o.run_id AND t.task_id = o.task_id "
-        f"WHERE o.run_id = ? AND o.outcome IN {_COUNTED} GROUP BY t.slice", [run_id])]
+        f"WHERE o.run_id = ? AND o.outcome IN {COUNTED_SQL} GROUP BY t.slice", [run_id])]
 
 
 def refused_import_attempts(store: Store, run_id: str) -> list[ImportAttempt]:
@@ -178,7 +175,7 @@ def refused_import_attempts(store: Store, run_id: str) -> list[ImportAttempt]:
         "FROM executions e JOIN tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id "
         "JOIN outcomes o ON o.run_id = e.run_id AND o.task_id = e.task_id "
         "AND o.candidate_index = e.candidate_index WHERE e.run_id = ? AND e.imports_json IS NOT NULL "
-        f"AND o.outcome IN {_COUNTED} ORDER BY e.task_id, e.candidate_index, e.exec_id", [run_id])]
+        f"AND o.outcome IN {COUNTED_SQL} ORDER BY e.task_id, e.candidate_index, e.exec_id", [run_id])]
 
 
 def counted_contract_scans(store: Store, run_id: str) -> list[ContractScan]:
@@ -188,7 +185,7 @@ def counted_contract_scans(store: Store, run_id: str) -> list[ContractScan]:
         "t.slice, o.failure_class FROM contract_scans s JOIN tasks t "
         "ON t.run_id = s.run_id AND t.task_id = s.task_id JOIN outcomes o ON o.run_id = s.run_id "
         "AND o.task_id = s.task_id AND o.candidate_index = s.candidate_index "
-        f"WHERE s.run_id = ? AND o.outcome IN {_COUNTED}", [run_id])]
+        f"WHERE s.run_id = ? AND o.outcome IN {COUNTED_SQL}", [run_id])]
 
 
 def contract_scan_count(store: Store, run_id: str) -> int:
