@@ -5,6 +5,8 @@ module grows past a screenful of screens."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,3 +50,29 @@ def test_the_kind_names_are_written_once():
 def test_no_engine_module_is_over_600_lines():
     long = {str(p.relative_to(ROOT)): n for p in _sources("passgate/core") if (n := len(p.read_text().splitlines())) > 600}
     assert long == {}
+
+
+def test_the_engine_names_no_grader():
+    """The engine runs the pipeline the manifest's kinds name (core/run/pipelines.py); it never
+    branches on one itself."""
+    engine = CORE / "run" / "engine.py"
+    branches = re.compile(r"grader_of|[=!]=\s*\"(python|language|repository)\"")
+    assert _hits(branches, [engine]) == []
+    assert _hits(branches, [CORE / "run" / "pipelines.py"])
+
+
+def test_every_grader_a_kind_may_name_has_a_pipeline():
+    from typing import get_args
+
+    from passgate.core.kinds import Grader
+    from passgate.core.run.pipelines import PIPELINES
+    assert set(PIPELINES) == set(get_args(Grader))
+
+
+def test_pyflakes_finds_nothing_in_the_package():
+    """ruff reads every module, the programs that run inside the sandbox included: a name used and
+    never defined or imported is an error here, not in a container."""
+    found = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F",
+                            "--output-format", "concise", str(ROOT / "passgate")],
+                           capture_output=True, text=True, cwd=ROOT)
+    assert found.returncode == 0, found.stdout + found.stderr

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from passgate.core.errors import ConfigError, DriftError
-from passgate.core.manifest import Manifest, load_manifest, resolve_path, uses_languages
+from passgate.core.manifest import Manifest, grader_of, load_manifest, resolve_path, uses_languages
 from passgate.core.model import CANARY_PREFIX, Candidate, PostprocessSpec, Task, is_canary
 
 
@@ -109,30 +109,44 @@ def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes:
                                  program_sha256=hashlib.sha256(prog.encode()).hexdigest(), source="reference",
                                  source_ref=f"{t.set_id}:{t.task_id}", model_id="reference"))
         return out
-    if c.source == "import" and tasks and all(t.repo for t in tasks):
-        from .patches import import_patches
-        return import_patches(resolve_path(manifest_path, c.import_.path), by_id)
-    if c.source == "import" and uses_languages(manifest):     # HumanEval-X / MultiPL-E samples files
-        from .language_samples import import_language_samples
-        result = import_language_samples(resolve_path(manifest_path, c.import_.path), by_id, fmt=c.import_.format,
-                                         postprocess=c.postprocess)
-        for r in result.rejected:
-            notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
-        if not_imported is not None:          # each line already names its file (name.jsonl:3)
-            not_imported += [dict(r) for r in result.rejected]
-        return list(result.candidates)
     if c.source == "import":
-        from .samples import import_samples
-        spec = c.import_
-        result = import_samples(resolve_path(manifest_path, spec.path), by_id, fmt=spec.format,
-                                postprocess=postprocess_spec(manifest),
-                                prompt_map=resolve_path(manifest_path, spec.prompt_map))
-        for r in result.rejected:
-            notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
-        if not_imported is not None:
-            not_imported += [{"file": Path(result.path).name, **r} for r in result.rejected]
-        return list(result.candidates)
+        path = resolve_path(manifest_path, c.import_.path)
+        return _IMPORTERS[grader_of(manifest)](manifest, manifest_path, path, by_id, notes, not_imported)
     return []  # generated candidates arrive during the run
+
+
+def _import_patches(manifest, manifest_path, path, by_id, notes, not_imported) -> list[Candidate]:
+    from .patches import import_patches
+    return import_patches(path, by_id)
+
+
+def _import_language_samples(manifest, manifest_path, path, by_id, notes, not_imported) -> list[Candidate]:
+    """HumanEval-X / MultiPL-E samples files."""
+    from .language_samples import import_language_samples
+    c = manifest.candidates
+    result = import_language_samples(path, by_id, fmt=c.import_.format, postprocess=c.postprocess)
+    for r in result.rejected:
+        notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
+    if not_imported is not None:          # each line already names its file (name.jsonl:3)
+        not_imported += [dict(r) for r in result.rejected]
+    return list(result.candidates)
+
+
+def _import_function_samples(manifest, manifest_path, path, by_id, notes, not_imported) -> list[Candidate]:
+    from .samples import import_samples
+    spec = manifest.candidates.import_
+    result = import_samples(path, by_id, fmt=spec.format, postprocess=postprocess_spec(manifest),
+                            prompt_map=resolve_path(manifest_path, spec.prompt_map))
+    for r in result.rejected:
+        notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
+    if not_imported is not None:
+        not_imported += [{"file": Path(result.path).name, **r} for r in result.rejected]
+    return list(result.candidates)
+
+
+# how a samples file becomes candidates, per grader the manifest's kinds name (core/kinds)
+_IMPORTERS = {"python": _import_function_samples, "language": _import_language_samples,
+              "repository": _import_patches}
 
 
 def freeze(path: str) -> Manifest:

@@ -19,22 +19,17 @@ from typing import Callable
 from passgate.core.candidates.inputs import load_inputs
 from passgate.core.candidates.security_scan import check_pins
 from passgate.core.errors import BoundaryOpen, PassgateError, StoreError
-from passgate.core.manifest import Manifest, grader_of, load_manifest, parse_manifest
+from passgate.core.manifest import Manifest, load_manifest, parse_manifest
 from passgate.core.model import Task
 from passgate.core.progress import Progress, ProgressSink
 from passgate.core.record.store import Store, utcnow
 from passgate.core.sandbox.boundary import container_checks, failed, probe_checks
 from passgate.core.sandbox.runner import GRADING_PROTOCOL, Runner, limits_for
 
-from .contract_scan import contract_scan_run
 from .decide import Policy
 from .dispatch import RunContext
-from .grading import GradingSession
-from .languages import make_language_runner
-from .repo import RepoGrading
+from .pipelines import pipeline_of
 from .rows import candidate_rows, task_rows
-from .security import scan_run
-from .selfcheck import calibrate, seal_reference_run
 
 PASSGATE_VERSION = "0.1.0"
 
@@ -53,19 +48,8 @@ def base_limits(manifest: Manifest) -> dict:
 
 
 def make_runner(manifest: Manifest, run_id: str, *, ray_address: str | None = None) -> Runner:
-    """The local Docker runner; on a Ray cluster (`--ray ADDRESS` or `execution.ray_address`) the same
-    runner on every node, `execution.workers` sandboxes per node (core/sandbox/ray_runner.py)."""
-    ex = manifest.execution
-    if grader_of(manifest) == "language":    # tasks in other languages: their own images (core/run/languages.py)
-        return make_language_runner(manifest, run_id, base_limits(manifest), ray_address=ray_address)
-    args = dict(image=ex.image, runtime=ex.runtime, limits=base_limits(manifest),
-                seeds={"pythonhashseed": ex.seeds.pythonhashseed, "tz": ex.seeds.tz}, run_label=run_id)
-    address = ray_address or ex.ray_address
-    if address:
-        from passgate.core.sandbox.ray_runner import RayRunner
-        return RayRunner(address=address, per_node=ex.workers, isolation=ex.isolation, **args)
-    from passgate.core.sandbox.docker_runner import DockerRunner
-    return DockerRunner(**args)
+    """The runner of the manifest's pipeline (core/run/pipelines.py); `--ray ADDRESS` places it on a cluster."""
+    return pipeline_of(manifest).runner(manifest, run_id, base_limits(manifest), ray_address)
 
 
 def start_run(store: Store, manifest_path: str | Path, *, progress: ProgressSink | None = None,
@@ -139,23 +123,11 @@ def _execute(store, run_id, manifest, progress, cancel, runner_factory, *, manif
         _runner_events(store, run_id, runner)
         ctx = _context(store, run_id, manifest, progress, cancel)
         _preflight(store, ctx, runner, info, canary)
-        grader = grader_of(manifest)        # the kinds' pipeline (core/kinds), one per manifest
-        if grader == "repository":
-            RepoGrading(store, ctx, runner).run()
-        else:
-            calibrate(store, ctx, runner)
-            GradingSession(store, ctx, runner).run()
-            if not cancel.is_set() and grader == "python":
-                # the static and contract scans read Python function programs, not patches or programs in
-                # other languages
-                scan_run(store, ctx)
-                contract_scan_run(store, ctx)
-        if ctx.manifest.candidates.source == "reference" and not cancel.is_set() and grader != "repository":
-            seal_reference_run(store, ctx)
-        if cancel.is_set():
-            status = "cancelled"
-        else:
-            status = "completed"
+        pipeline = pipeline_of(manifest)
+        pipeline.grade(store, ctx, runner)
+        if not cancel.is_set():
+            pipeline.after(store, ctx)
+        status = "cancelled" if cancel.is_set() else "completed"
     except BoundaryOpen as exc:
         status = "refused"
         store.update_run(run_id, error=exc.message)

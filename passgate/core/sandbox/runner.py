@@ -18,9 +18,9 @@ from passgate.core.errors import ConfigError
 from passgate.core.model import Task
 
 from .boundary import SandboxConfig
-from .program.protocol import PROTOCOL as GRADING_PROTOCOL
+from .program.protocol import PROTOCOL as GRADING_PROTOCOL  # noqa: F401 - the engine's name for it
 from .program.protocol import REFERENCE_BUDGET_S
-from .program.protocol import TAMPER_KINDS
+from .program.protocol import TAMPER_KINDS  # noqa: F401 - defined once, in the program; read from here
 
 # Keys of `limits` (one dict per candidate; `limits_for` derives the wall backstop):
 #   cpu_s          CPU seconds each suite may use, measured on the candidate process
