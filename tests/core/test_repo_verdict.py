@@ -70,43 +70,97 @@ def test_patch_order_apply_build_tamper_protected_secret():
     assert judge_patch({**passing, "protected_hashes": hashes}, {}, **kw).failure_class == "tampering"
 
 
-def _grader(lost_for: set[str]):
-    """The sealing decision alone: a grade call that loses its sandbox for the named patches."""
-    from passgate.core.sandbox.runner import WorkerLost
-    calls = []
+class _Sandbox:
+    """A stand-in for a repository sandbox: loses itself for the named patches."""
 
-    def grade(patch):
-        calls.append(patch)
-        if patch in lost_for:
-            raise WorkerLost(f"the worker closed its output ({patch})")
+    def __init__(self, lost_for: set[str], calls: list[str]):
+        self.lost_for, self.calls, self.container_id = lost_for, calls, "c0ffee0000000000"
+
+    def run_job(self, job, *, timeout_s):
+        from passgate.core.sandbox.runner import WorkerLost
+        self.calls.append(job["patch"])
+        if job["patch"] in self.lost_for:
+            raise WorkerLost(f"the worker closed its output ({job['patch']})")
         return {"tests": []}
-    return grade, calls
+
+    def close(self):
+        pass
+
+
+def _request(attempt: int):
+    from passgate.core.run.repo import PatchRequest
+    return PatchRequest(job={"patch": "bad"}, reference={"patch": "ref"}, timeout_s=60, attempt=attempt)
+
+
+def _lost(probe: tuple[bool, str]):
+    from passgate.core.sandbox.runner import WorkerLost
+    exc = WorkerLost("the worker closed its output (bad)")
+    exc.probe_passed, exc.probe_detail = probe
+    return exc
 
 
 def test_a_patch_that_takes_its_sandbox_down_while_the_reference_runs_is_counted():
-    from passgate.core.run.repo import RepoGrading
-    grade, calls = _grader({"bad"})
-    result = RepoGrading._sealed(grade, "bad", "ref")
-    assert "crash" in result and "lost" not in result and calls == ["bad", "bad", "ref"]
+    from passgate.core.run.repo import loss_result, reference_sound
+    calls: list[str] = []
+    assert reference_sound(lambda: _Sandbox(set(), calls), _request(1))[0] is False and calls == []
+    probe = reference_sound(lambda: _Sandbox({"bad"}, calls), _request(2))
+    assert probe[0] is True and calls == ["ref"]
+    result = loss_result(_lost(probe))
+    assert "crash" in result and "lost" not in result and "twice" in result["crash"]
 
 
 def test_only_a_lost_reference_makes_the_loss_the_evaluators():
-    from passgate.core.run.repo import RepoGrading
-    grade, _calls = _grader({"bad", "ref"})
-    assert "lost" in RepoGrading._sealed(grade, "bad", "ref")
-    grade, calls = _grader(set())
-    assert RepoGrading._sealed(grade, "ok", "ref") == {"tests": []} and calls == ["ok"]
+    from passgate.core.run.repo import loss_result, reference_sound
+    probe = reference_sound(lambda: _Sandbox({"bad", "ref"}, []), _request(2))
+    assert probe[0] is False
+    assert "the reference patch's sandbox was lost too" in loss_result(_lost(probe))["lost"]
 
 
-def test_a_sandbox_that_never_started_is_never_the_patchs_loss():
-    from passgate.core.run.repo import NotStarted, RepoGrading
-    calls = []
+def test_a_lost_sandbox_is_tried_once_more_then_judged():
+    from passgate.core.run.dispatch import Job
+    from passgate.core.run.repo import retry_lost
+    from passgate.core.sandbox.runner import WorkerLost
+    job = Job("t", 0, "grade", 1, "bad", "sha")
+    again = retry_lost(job, WorkerLost("gone"))
+    assert [j.attempt for j in again] == [2]
+    assert retry_lost(again[0], WorkerLost("gone")) is None and retry_lost(job, {"tests": []}) is None
 
-    def grade(patch):
-        calls.append(patch)
-        if patch == "bad":
-            raise NotStarted("every slot of every accepted Ray node is in use or gone")
-        return {"tests": []}
-    result = RepoGrading._sealed(grade, "bad", "ref")
-    assert result == {"lost": "no sandbox could be started for the patch: every slot of every accepted Ray node "
-                              "is in use or gone"} and calls == ["bad"]
+
+def test_a_reference_sandbox_that_never_starts_is_never_the_patchs_loss():
+    from passgate.core.run.repo import loss_result, reference_sound
+    from passgate.core.sandbox.runner import WorkerLost
+
+    def no_sandbox():
+        raise WorkerLost("every slot of every accepted Ray node is in use or gone")
+    probe = reference_sound(no_sandbox, _request(2))
+    assert probe == (False, "no sandbox could be started for the reference patch: every slot of every "
+                            "accepted Ray node is in use or gone")
+    assert "lost" in loss_result(_lost(probe))
+
+
+def test_a_patch_sandbox_that_never_starts_stops_the_run_with_nothing_recorded():
+    """No sandbox holds nothing of the patch: the run stops, to be resumed, as a run of functions does."""
+    import threading
+    from pathlib import Path
+
+    import pytest
+
+    from passgate.core.errors import EngineLost
+    from passgate.core.manifest import load_manifest
+    from passgate.core.run.dispatch import Job, RunContext, dispatch
+    from passgate.core.run.repo import PATCHES
+    from passgate.core.sandbox.runner import WorkerLost
+
+    class GoneRunner:
+        concurrency, start_timeout_s = 1, 0.0
+
+        def new_worker(self):
+            exc = WorkerLost("every slot of every accepted Ray node is in use or gone")
+            exc.capacity_gone = True
+            raise exc
+
+    manifest, _ = load_manifest(Path(__file__).resolve().parents[2] / "examples" / "repo-reference.yaml")
+    ctx = RunContext("r", manifest, {}, {}, {}, None, lambda _p: None, threading.Event())
+    with pytest.raises(EngineLost, match="every sandbox worker stopped"):
+        list(dispatch(ctx, GoneRunner(), [Job("t", 0, "grade", 1, "patch", "sha")], lambda job: job,
+                      exchange=PATCHES))

@@ -12,13 +12,13 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from passgate.core.errors import EngineLost, SandboxUnavailable
 from passgate.core.manifest import Manifest
 from passgate.core.model import Task
 from passgate.core.progress import ProgressSink
-from passgate.core.sandbox.runner import EvalRequest, Runner, TaskSpec, WorkerLost, limits_for
+from passgate.core.sandbox.runner import EvalRequest, Runner, TaskSpec, Worker, WorkerLost, limits_for
 
 from .decide import Policy
 from .soundness import PROBE_PATIENCE_S, evaluator_sound
@@ -109,20 +109,42 @@ def new_worker_patiently(runner: Runner, stop: threading.Event, patience_s: floa
             delay = min(delay * 2, 8.0)
 
 
-def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], request_of: Callable[[Job], EvalRequest], *,
-             on_result=None, workers=None, feed: queue.Queue | None = None, on_feed=None):
-    """Run jobs on `workers` sandbox workers in threads; yields (job, EvalResult-or-WorkerLost) in arrival order.
+def evaluate(worker: Worker, request: EvalRequest):
+    """A function candidate's exchange with its sandbox: the grader's verdict on both suites."""
+    return worker.evaluate(request)
 
-    `request_of(job)` builds what the worker is asked. `on_result` may return follow-up jobs (reruns,
-    infra retries), which go back on the queue. `feed` delivers more work while running (generated
-    candidates, turned into jobs by `on_feed`) until it yields None.
+
+@dataclass(frozen=True)
+class Exchange:
+    """What a job is to a sandbox: `send(worker, request)` asks and returns the reply (raising
+    WorkerLost as a worker does); `sound(fresh_worker, request)` says, after a lost sandbox, whether
+    a known-good job then passes in a fresh one; `fresh` gives every job a sandbox of its own."""
+
+    send: Callable[[Worker, Any], Any] = evaluate
+    sound: Callable[[Callable[[], Worker], Any], tuple[bool, str]] = evaluator_sound
+    fresh: bool | None = None          # None: as the manifest's `execution.isolation` says
+
+
+FUNCTIONS = Exchange()
+
+
+def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], request_of: Callable[[Job], Any], *,
+             on_result=None, workers=None, feed: queue.Queue | None = None, on_feed=None,
+             exchange: Exchange = FUNCTIONS):
+    """Run jobs on `workers` sandbox workers in threads; yields (job, reply-or-WorkerLost) in arrival order.
+
+    `request_of(job)` builds what the worker is asked and `exchange` how (a function candidate's
+    EvalRequest by default). `on_result` may return follow-up jobs (reruns, infra retries), which go
+    back on the queue. `feed` delivers more work while running (generated candidates, turned into
+    jobs by `on_feed`) until it yields None.
     """
     # a multi-node runner says how many workers keep all its nodes busy
     slots = runner.concurrency or ctx.manifest.execution.workers
     n = max(1, min(workers or slots, len(jobs) or 1))
     if feed is not None:
         n = max(n, workers or slots)
-    pool = _Pool(runner, request_of, per_candidate=ctx.manifest.execution.isolation == "candidate")
+    fresh = exchange.fresh if exchange.fresh is not None else ctx.manifest.execution.isolation == "candidate"
+    pool = _Pool(runner, request_of, exchange, per_candidate=fresh)
     pool.start(n, jobs)
     try:
         yield from pool.results(ctx.cancel, on_result, feed, on_feed)
@@ -133,8 +155,9 @@ def dispatch(ctx: RunContext, runner: Runner, jobs: list[Job], request_of: Calla
 class _Pool:
     """Worker threads, each owning one sandbox worker at a time; results come back on a queue."""
 
-    def __init__(self, runner: Runner, request_of, *, per_candidate: bool):
+    def __init__(self, runner: Runner, request_of, exchange: Exchange, *, per_candidate: bool):
         self.runner, self.request_of, self.per_candidate = runner, request_of, per_candidate
+        self.exchange = exchange
         self.todo: queue.Queue = queue.Queue()
         self.done: queue.Queue = queue.Queue()
         self.stop = threading.Event()
@@ -196,11 +219,11 @@ class _Pool:
     def _evaluate(self, worker, job: Job):
         request = self.request_of(job)
         try:
-            return worker, worker.evaluate(request)
+            return worker, self.exchange.send(worker, request)
         except WorkerLost as exc:
             worker.close()
-            # the record must say whose failure this was: a known-good candidate in a fresh sandbox
-            exc.probe_passed, exc.probe_detail = evaluator_sound(
+            # the record must say whose failure this was: a known-good job in a fresh sandbox
+            exc.probe_passed, exc.probe_detail = self.exchange.sound(
                 lambda: new_worker_patiently(self.runner, self.stop, PROBE_PATIENCE_S), request)
             return None, exc
         except BaseException as exc:  # anything else is an evaluator fault, never the model's

@@ -8,9 +8,10 @@ repo_results (what the patch touched, the build, every test id's outcome, rollba
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 
 from passgate.core.candidates.diffscan import scan_patch
 from passgate.core.model import Task
@@ -20,9 +21,9 @@ from passgate.core.record.redact import redact
 from passgate.core.record.store import Store, utcnow
 from passgate.core.sandbox.packages import parse_packages
 from passgate.core.sandbox.repo_jobs import repo_job, repo_program
-from passgate.core.sandbox.runner import Runner, WorkerLost
+from passgate.core.sandbox.runner import Runner, Worker, WorkerLost
 
-from .dispatch import RunContext
+from .dispatch import Exchange, Job, RunContext, dispatch
 from .repo_verdict import PatchVerdict, judge_patch
 from .rows import outcome_row
 from .selfcheck import REFERENCE_INDEX, summarise
@@ -48,8 +49,64 @@ def known_modules(task: Task, packages: tuple[str, ...]) -> set[str]:
     return names | {p.split("/", 1)[0].removesuffix(".py") for p in spec["protected_tests"]}
 
 
-class NotStarted(Exception):
-    """No sandbox could be started for a patch (the runner's, not the patch's, failure)."""
+LOSSES_BEFORE_PROBE = 2     # a patch whose sandbox is lost runs once more before the reference probes
+
+
+@dataclass(frozen=True)
+class PatchRequest:
+    """One patch as its sandbox is asked it; `reference` is the task's reference patch as a job, run
+    in a fresh sandbox when the patch has lost its sandbox twice."""
+
+    job: dict
+    reference: dict
+    timeout_s: float
+    attempt: int
+
+
+def send_patch(worker: Worker, request: PatchRequest) -> dict:
+    """The repository grader's reply for one patch, timed, with the sandbox it ran in."""
+    start = time.monotonic()
+    reply = worker.run_job(request.job, timeout_s=request.timeout_s)
+    return {**reply, "container_id": worker.container_id[:12], "elapsed_s": time.monotonic() - start}
+
+
+def reference_sound(fresh_worker, request: PatchRequest) -> tuple[bool, str]:
+    """After a patch's second lost sandbox, its task's reference patch in a fresh one: when that comes
+    back, the patch took its sandboxes down (`sandbox_crash`, counted); only when the reference is
+    lost too, or no sandbox starts for it, is the loss the evaluator's (`infra_error`)."""
+    if request.attempt < LOSSES_BEFORE_PROBE:
+        return False, "the patch runs again in a fresh sandbox first"
+    try:
+        worker = fresh_worker()
+    except Exception as exc:  # noqa: BLE001 - whatever stops a fresh sandbox, the evaluator is not sound
+        return False, f"no sandbox could be started for the reference patch: {str(exc)[:300]}"
+    try:
+        worker.run_job(request.reference, timeout_s=request.timeout_s)
+    except WorkerLost as exc:
+        return False, f"the reference patch's sandbox was lost too: {str(exc)[:300]}"
+    except Exception as exc:  # noqa: BLE001 - a probe that cannot even be asked proves nothing sound
+        return False, f"the reference patch could not run: {type(exc).__name__}: {str(exc)[:300]}"
+    finally:
+        worker.close()
+    return True, "the reference patch ran in a fresh sandbox"
+
+
+# every patch in a sandbox of its own, whatever the manifest's isolation
+PATCHES = Exchange(send=send_patch, sound=reference_sound, fresh=True)
+
+
+def loss_result(lost: WorkerLost) -> dict:
+    """A patch's second lost sandbox as the grader's reply: `crash` (the patch's) or `lost` (the evaluator's)."""
+    if getattr(lost, "probe_passed", False):
+        return {"crash": f"{str(lost)[:500]} (twice; the reference patch ran in a fresh sandbox)"}
+    return {"lost": f"{str(lost)[:500]}; {getattr(lost, 'probe_detail', 'no reference probe ran')}"}
+
+
+def retry_lost(job: Job, result) -> list[Job] | None:
+    """A patch's first lost sandbox: the patch again, in a fresh one."""
+    if isinstance(result, WorkerLost) and job.attempt < LOSSES_BEFORE_PROBE:
+        return [replace(job, attempt=job.attempt + 1)]
+    return None
 
 
 class RepoGrading:
@@ -63,6 +120,7 @@ class RepoGrading:
         self.workers = 1
         # per task: the reference run's public ids, and its outcomes per public and per protected id
         self.expected: dict[str, tuple[list[str], dict, dict]] = {}
+        self.scans: dict[tuple[str, int], dict] = {}       # per patch: what the scan found, once
 
     def run(self) -> None:
         ex = self.ctx.manifest.execution
@@ -78,71 +136,28 @@ class RepoGrading:
         finally:
             self.runner.close()
 
-    def _pool(self, jobs):
-        """(job, result) pairs from `workers` sandboxes at once, yielded in the engine's thread."""
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            futures = [(job, pool.submit(self._grade, *job)) for job in jobs]
-            for job, future in futures:
-                if self.ctx.cancel.is_set():
-                    future.cancel()
-                    continue
-                yield job, future.result()
+    def _graded(self, jobs: list[Job]):
+        """(job, the grader's reply) for each patch, as the sandboxes answer, through the engine's
+        dispatch; a lost sandbox is tried once more, then judged by the reference probe."""
+        for job, result in dispatch(self.ctx, self.runner, jobs, self._request_of, on_result=retry_lost,
+                                    workers=self.workers, exchange=PATCHES):
+            if isinstance(result, WorkerLost):
+                if job.attempt < LOSSES_BEFORE_PROBE:
+                    continue                 # its retry is on the queue
+                result = loss_result(result)
+            yield job, result
 
-    def _grade(self, task: Task, index: int, patch: str) -> tuple[dict, dict, float]:
+    def _request_of(self, job: Job) -> PatchRequest:
+        task = self.ctx.tasks[job.task_id]
         spec = json.loads(task.repo)
-        scan = scan_patch(patch, refuse_test_edits=self.refuse)
-        args = spec["public_tests"]
+        scan = scan_patch(job.program, refuse_test_edits=self.refuse)
+        self.scans[(job.task_id, job.candidate_index)] = scan.as_dict()
         timeout = float(spec["timeout_s"])
         limits = {**self.ctx.limits, "cpu_s": timeout, "wall_s": timeout * 2}
-        start = time.monotonic()
-        def grade(patch_text: str) -> dict:
-            return self._in_fresh_sandbox(repo_job(spec, patch_text, public_args=args, limits=limits),
-                                          timeout_s=timeout * 6 + 60)
-        result = self._sealed(grade, scan.graded_patch, task.reference_solution)
-        return result, scan.as_dict(), time.monotonic() - start
-
-    def _in_fresh_sandbox(self, job: dict, *, timeout_s: float) -> dict:
-        """The grader's reply for one patch, from a sandbox started for it and removed after it."""
-        worker = self._started()
-        try:
-            reply = worker.run_job(job, timeout_s=timeout_s)
-            reply["container_id"] = worker.container_id[:12]
-            return reply
-        finally:
-            worker.close()
-
-    def _started(self, attempts: int = 3):
-        """A fresh sandbox; one that does not start, before the patch is in it, is never the patch's."""
-        for attempt in range(attempts - 1):
-            try:
-                return self.runner.new_worker()
-            except WorkerLost:
-                time.sleep(1.0 + attempt)
-        try:
-            return self.runner.new_worker()
-        except WorkerLost as exc:
-            raise NotStarted(str(exc)[:500]) from None
-
-    @staticmethod
-    def _sealed(grade, patch: str, reference: str) -> dict:
-        """The grader's reply; when the patch's sandbox is lost twice, the task's reference patch runs
-        in a fresh one: if it comes back, the loss is the patch's (`crash`, counted as sandbox_crash);
-        only when the reference is lost too is it the evaluator's (`lost`, infra_error). A sandbox
-        that never started holds nothing of the patch: that is the evaluator's too."""
-        reason = ""
-        try:
-            for _ in range(2):
-                try:
-                    return grade(patch)
-                except WorkerLost as exc:
-                    reason = str(exc)[:500]
-            try:
-                grade(reference)
-            except WorkerLost as exc:
-                return {"lost": f"{reason}; the reference patch's sandbox was lost too: {str(exc)[:300]}"}
-        except NotStarted as exc:
-            return {"lost": f"no sandbox could be started for the patch: {exc}"}
-        return {"crash": f"{reason} (twice; the reference patch ran in a fresh sandbox)"}
+        args = spec["public_tests"]
+        return PatchRequest(job=repo_job(spec, scan.graded_patch, public_args=args, limits=limits),
+                            reference=repo_job(spec, task.reference_solution, public_args=args, limits=limits),
+                            timeout_s=timeout * 6 + 60, attempt=job.attempt)
 
     # ---- references -----------------------------------------------------------------------
     def _recorded(self, purpose: str) -> dict[tuple[str, int], dict]:
@@ -159,12 +174,14 @@ class RepoGrading:
         purpose, index = "selfcheck", REFERENCE_INDEX
         done = self._recorded(purpose)
         tasks = [t for t in self.ctx.tasks.values() if t.reference_solution]
-        todo = [(t, index, t.reference_solution) for t in tasks if (t.task_id, index) not in done]
+        todo = [_job(t.task_id, index, purpose, t.reference_solution) for t in tasks
+                if (t.task_id, index) not in done]
         self._progress("calibrate", 0, len(todo), f"reference patches: {len(todo)} to grade")
-        for n, ((task, idx, patch), (result, scan, wall)) in enumerate(self._pool(todo), 1):
+        for n, (job, result) in enumerate(self._graded(todo), 1):
+            task = self.ctx.tasks[job.task_id]
             self.expected[task.task_id] = _reference_outcomes(result)
-            row = self._record(task, idx, purpose, patch, result, scan, wall)
-            done[(task.task_id, idx)] = row
+            row = self._record(task, job, result)
+            done[(task.task_id, index)] = row
             self._progress("calibrate", n, len(todo), f"{task.task_id}: {row['failure_class'] or 'passed'}")
         for (task_id, _), row in done.items():
             if task_id not in self.expected:
@@ -194,20 +211,21 @@ class RepoGrading:
             if c["gen_status"] != "ok":
                 excluded.append(outcome_row(self.ctx.run_id, *key, "excluded", reason=c["excluded_reason"] or ""))
             else:
-                todo.append((self.ctx.tasks[c["task_id"]], c["candidate_index"], c["processed_text"]))
+                todo.append(_job(c["task_id"], c["candidate_index"], "grade", c["processed_text"]))
         self.store.append("outcomes", excluded)
         self._progress("grade", 0, len(todo), f"{len(todo)} patches to grade")
         counts: dict[str, int] = {}
-        for n, ((task, idx, patch), (result, scan, wall)) in enumerate(self._pool(todo), 1):
-            row = self._record(task, idx, "grade", patch, result, scan, wall)
+        for n, (job, result) in enumerate(self._graded(todo), 1):
+            task, idx = self.ctx.tasks[job.task_id], job.candidate_index
+            row = self._record(task, job, result)
             outcome = "infra_error" if row["failure_class"] == "infra_error" else \
                 "passed" if row["failure_class"] is None else "failed"
             counts[outcome] = counts.get(outcome, 0) + 1
             self.store.append("outcomes", [{
                 "run_id": self.ctx.run_id, "task_id": task.task_id, "candidate_index": idx, "outcome": outcome,
                 "failure_class": row["failure_class"], "public_passed": {"passed": 1, "failed": 0}.get(row["public_status"]),
-                "protected_passed": int(outcome == "passed"), "attempts": 1, "executed_as": None, "cpu_s": None,
-                "wall_s": round(wall, 3), "reason": row["detail"], "decided_at": utcnow()}])
+                "protected_passed": int(outcome == "passed"), "attempts": job.attempt, "executed_as": None,
+                "cpu_s": None, "wall_s": round(_elapsed(result), 3), "reason": row["detail"], "decided_at": utcnow()}])
             self._progress("grade", n, len(todo), f"{task.task_id}#{idx}: {row['failure_class'] or 'passed'}",
                            counts=dict(counts), last={"task_id": task.task_id, "candidate_index": idx,
                                                       "outcome": outcome, "failure_class": row["failure_class"]})
@@ -226,8 +244,9 @@ class RepoGrading:
         return judge_patch(result, scan, expected_public=public, expected_protected=list(spec["protected_test_ids"]),
                            known_modules=modules, reference_public=ref_public, reference_protected=ref_protected)
 
-    def _record(self, task: Task, index: int, purpose: str, patch: str, result: dict, scan: dict,
-                wall: float) -> dict:
+    def _record(self, task: Task, job: Job, result: dict) -> dict:
+        index, purpose = job.candidate_index, job.purpose
+        scan = self.scans.pop((task.task_id, index))
         if "lost" in result:
             failure, detail, verdict = "infra_error", result["lost"], None
         elif "crash" in result:
@@ -242,8 +261,8 @@ class RepoGrading:
         prot = verdict.protected if verdict else None
         rollback = result.get("rollback") or {}
         build = result.get("build") or {}
-        row = {"run_id": self.ctx.run_id, "task_id": task.task_id, "candidate_index": index, "attempt": 1,
-               "purpose": purpose, "applies": int(bool(result.get("applied"))),
+        row = {"run_id": self.ctx.run_id, "task_id": task.task_id, "candidate_index": index,
+               "attempt": job.attempt, "purpose": purpose, "applies": int(bool(result.get("applied"))),
                "apply_error": result.get("apply_error") or scan["parse_error"] or None,
                "files_changed": scan["files_changed"], "lines_added": scan["lines_added"],
                "lines_removed": scan["lines_removed"], "reviewer_burden": scan["reviewer_burden"],
@@ -258,21 +277,20 @@ class RepoGrading:
                "tree_before": result.get("tree_before"), "tree_after": result.get("tree_after"),
                "failure_class": failure, "detail": redact(detail or "")[:1000], "at": utcnow()}
         self.store.append("repo_results", [row])
-        self.store.append("executions", [self._execution(task, index, purpose, patch, result, row, wall)])
+        self.store.append("executions", [self._execution(job, result, row)])
         return row
 
-    def _execution(self, task, index, purpose, patch, result, row, wall) -> dict:
-        import hashlib
+    def _execution(self, job: Job, result: dict, row: dict) -> dict:
         suites = [result.get(s) or {} for s in ("public", "protected")]
-        return {"run_id": self.ctx.run_id, "task_id": task.task_id, "candidate_index": index, "attempt": 1,
-                "purpose": purpose, "program_sha256": hashlib.sha256(patch.encode()).hexdigest(),
+        return {"run_id": self.ctx.run_id, "task_id": job.task_id, "candidate_index": job.candidate_index,
+                "attempt": job.attempt, "purpose": job.purpose, "program_sha256": job.program_sha256,
                 "status": "infra_error" if row["failure_class"] == "infra_error" else "ok",
                 "public_status": row["public_status"], "public_class": None,
                 "protected_status": row["protected_status"], "protected_class": row["failure_class"]
                 if row["protected_status"] == "failed" else None, "failure_class": row["failure_class"],
                 "detail": row["detail"], "exc_type": None, "exit_reason": row["build_status"],
                 "cpu_s": sum(float(s.get("cpu_s") or 0) for s in suites), "cpu_total_s": None,
-                "wall_s": round(wall, 3), "peak_rss_kb": None, "out_bytes": None,
+                "wall_s": round(_elapsed(result), 3), "peak_rss_kb": None, "out_bytes": None,
                 "stdout": redact((result.get("protected") or {}).get("log_tail") or "")[-4000:], "stderr": "",
                 "violations_json": "[]", "runtime": self.ctx.manifest.execution.runtime, "image_digest": "",
                 "node": "", "container_id": result.get("container_id", ""), "started_at": None,
@@ -287,6 +305,15 @@ def _reference_outcomes(result: dict) -> tuple[list[str], dict, dict]:
         return {k: v["outcome"] for k, v in ((result.get(suite) or {}).get("tests") or {}).items()}
     public = outcomes("public")
     return sorted(public), public, outcomes("protected")
+
+
+def _job(task_id: str, index: int, purpose: str, patch: str) -> Job:
+    return Job(task_id, index, purpose, 1, patch, hashlib.sha256(patch.encode()).hexdigest())
+
+
+def _elapsed(result: dict) -> float:
+    """Seconds the patch's sandbox took to answer (0 when it was lost)."""
+    return float(result.get("elapsed_s") or 0.0)
 
 
 def _flag(value) -> int | None:
