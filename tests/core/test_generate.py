@@ -137,7 +137,7 @@ def test_failed_requests_are_retried_with_backoff_and_every_attempt_recorded(stu
 def test_backoff_doubles_up_to_its_cap_and_a_retry_after_header_wins(stub):
     from passgate.core.candidates.generate import _Generator  # the delay rule, without sleeping through it
     manifest = make_manifest(stub.base_url)
-    gen = _Generator(manifest.generation, None, "{prompt}", None, threading.Event(), print, 0.5, 3.0)
+    gen = _Generator(manifest.generation, None, "{prompt}", None, threading.Event(), print, 0.5, 3.0, None)
     assert [gen._delay(n, None) for n in (1, 2, 3, 4)] == [0.5, 1.0, 2.0, 3.0]
     assert gen._delay(1, 7.5) == 3.0
 

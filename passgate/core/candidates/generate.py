@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from passgate.core.errors import ConfigError, PassgateError
-from passgate.core.manifest import GenerationContract, Manifest
+from passgate.core.manifest import GenerationContract, Manifest, grader_of
 from passgate.core.model import Candidate, Task
 from passgate.core.record.redact import redact
 from passgate.core.record.store import utcnow
@@ -93,18 +93,27 @@ def generate_candidates(manifest: Manifest, tasks: list[Task], *, skip: set | fr
         raise ConfigError("local edits need generation.fim (mode: suffix, or mode: template with a model family)",
                           field="generation.fim")
     job = _Generator(gen, postprocess_spec(manifest), manifest.tasks.prompt_template, check,
-                     cancel or threading.Event(), emit, backoff_s, max_backoff_s)
+                     cancel or threading.Event(), emit, backoff_s, max_backoff_s, _program_maker(manifest))
     work = [(t, i) for i in range(gen.n_per_task) for t in tasks if (t.task_id, i) not in skip]
     job.result.skipped = len(tasks) * gen.n_per_task - len(work)
     job.run(work)
     return job.result
 
 
+def _program_maker(manifest: Manifest):
+    """How a model's text becomes a candidate's program, by the grader the manifest's kinds name."""
+    if grader_of(manifest) == "language":
+        from .language_samples import language_program
+        return language_program
+    from .samples import postprocess
+    return postprocess
+
+
 class _Generator:
     """The state of one generation call: contract, key, counters, and the first fatal error."""
 
     def __init__(self, gen: GenerationContract, spec, template: str, check: PublicCheck | None,
-                 cancel: threading.Event, emit, backoff_s: float, max_backoff_s: float):
+                 cancel: threading.Event, emit, backoff_s: float, max_backoff_s: float, postprocess):
         check_endpoint(gen.endpoint)
         self.gen, self.spec, self.template, self.check, self.cancel = gen, spec, template, check, cancel
         self.url = api_url(gen.endpoint, gen.api)
@@ -112,8 +121,7 @@ class _Generator:
         self.backoff_s, self.max_backoff_s = backoff_s, max_backoff_s
         if gen.repair.enabled:
             _check_repair(gen, check)
-        from .language_samples import postprocess_task  # Python's, or a language's for tasks in other languages
-        self.postprocess = postprocess_task
+        self.postprocess = postprocess        # a model's text -> (processed text, program)
         self._emit, self._emit_lock, self._lock = emit, threading.Lock(), threading.Lock()
         self.stop = threading.Event()
         self.fatal: BaseException | None = None

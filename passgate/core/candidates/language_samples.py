@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from passgate.core.errors import ConfigError, DriftError
-from passgate.core.languages.job import is_language_setup, parse_job
+from passgate.core.languages.job import parse_job
 from passgate.core.languages.postprocess import apply_stop_tokens, fenced_code
 from passgate.core.languages.registry import spec_for
 from passgate.core.manifest import Manifest
@@ -74,12 +74,9 @@ def check_language_pins(manifest: Manifest, tasks: list[Task]) -> None:
 
 
 # ---------------------------------------------------------------------------- post-processing
-def postprocess_task(raw: str, task: Task, spec: PostprocessSpec, prompt: str | None = None) -> tuple[str, str]:
-    """(processed text, program) of one raw model text for any task: the language path for tasks in
-    other languages, Python's otherwise."""
-    if not is_language_setup(task.test_setup):
-        from .samples import postprocess
-        return postprocess(raw, task, spec, prompt)
+def language_program(raw: str, task: Task, spec: PostprocessSpec, prompt: str | None = None) -> tuple[str, str]:
+    """(processed text, program) of one raw model text for a task in another language: the program is
+    the completion itself (the grader adds the task's declaration and tests)."""
     processed, _notes = language_postprocess(raw, task, spec)
     return processed, processed
 
