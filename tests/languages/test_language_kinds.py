@@ -196,3 +196,21 @@ def test_a_completion_that_repeats_the_prompt_keeps_only_what_follows_it(js_task
     task = js_tasks["JavaScript/1"]
     text, notes = language_postprocess(task.prompt + "  return [];\n}\n", task, PostprocessSpec())
     assert text == "  return [];\n}\n" and "repeated prompt" in notes
+
+
+def test_a_language_runs_generated_text_becomes_its_completion_and_a_python_runs_stays_python():
+    """Generation makes a candidate's program by the grader the manifest's kinds name."""
+    from passgate.core.candidates.generate import _program_maker
+    from passgate.core.candidates.language_samples import language_program
+    from passgate.core.candidates.samples import postprocess
+    from pathlib import Path
+
+    from passgate.core.manifest import load_manifest
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    assert _program_maker(load_manifest(examples / "humaneval-x-canonical.yaml")[0]) is language_program
+    assert _program_maker(load_manifest(examples / "humaneval-canonical.yaml")[0]) is postprocess
+    task = load_task_set("humaneval-x", HX / "cpp" / "humaneval_cpp.jsonl.gz", language="c++",
+                         task_ids=["CPP/0"]).tasks[0]
+    body = "    return false;\n}\n"
+    spec = PostprocessSpec(stop=(), extract_fence=True, style="auto")
+    assert language_program(f"Here it is:\n```cpp\n{body}```\n", task, spec) == (body, body)
