@@ -8,7 +8,7 @@ docs/report-schema.md against `Report`. The sections use the functional form, se
 the whole layout reads on a few screens and keys that are Python keywords (`class`, `in`) are spelled
 as the JSON spells them.
 
-Values typed `Any` (`Recorded`, `Manifest`) are what the record or the frozen manifest holds as its
+Values typed `Any` (`Recorded`, `FrozenValue`) are what the record or the frozen manifest holds as its
 own JSON (the probe, the preflight, the self-check, a manifest section), passed through as written.
 
 This module imports nothing from its siblings, so every section module can import it.
@@ -17,7 +17,7 @@ This module imports nothing from its siblings, so every section module can impor
 from typing import Any, Literal, NotRequired, TypedDict
 
 Recorded = Any   # a JSON column as recorded: an object, its text when it is not JSON, None when NULL
-Manifest = Any   # a value of the frozen manifest as written there (None when the manifest omits it)
+FrozenValue = Any   # a value of the frozen manifest as written there (None when the manifest omits it)
 
 
 # ---- shared pieces ---------------------------------------------------------------------------
@@ -61,7 +61,7 @@ TaskCpuLimits = TypedDict("TaskCpuLimits", {
     "calibrated_tasks": int, "min": float | None, "median": float | None, "max": float | None})
 
 TimeoutPolicy = TypedDict("TimeoutPolicy", {
-    "timeout": Manifest, "cpu_limit_s": Manifest, "wall_factor": Manifest, "reruns": Manifest,
+    "timeout": FrozenValue, "cpu_limit_s": FrozenValue, "wall_factor": FrozenValue, "reruns": FrozenValue,
     "task_cpu_limit_s": TaskCpuLimits, "runner_limits": Recorded})
 
 ImportPolicyRow = TypedDict("ImportPolicyRow", {
@@ -70,14 +70,14 @@ ImportPolicyRow = TypedDict("ImportPolicyRow", {
 PackagePolicy = TypedDict("PackagePolicy", {"packages": list[str], "rule": str})
 
 SandboxConfig = TypedDict("SandboxConfig", {
-    "runtime": str | None, "image": str | None, "image_digest": str | None, "network": Manifest,
-    "filesystem": Manifest, "isolation": Manifest})
+    "runtime": str | None, "image": str | None, "image_digest": str | None, "network": FrozenValue,
+    "filesystem": FrozenValue, "isolation": FrozenValue})
 
 ConfigSection = TypedDict("ConfigSection", {
-    "model": str | None, "candidates_source": str | None, "decoding": Manifest,
-    "benchmarks": list[BenchmarkRow], "tasks_contract": Manifest, "test_policy": SuitesPolicy,
+    "model": str | None, "candidates_source": str | None, "decoding": FrozenValue,
+    "benchmarks": list[BenchmarkRow], "tasks_contract": FrozenValue, "test_policy": SuitesPolicy,
     "timeout_policy": TimeoutPolicy, "import_policy": list[ImportPolicyRow], "package_policy": PackagePolicy,
-    "sandbox": SandboxConfig, "scoring": Manifest})
+    "sandbox": SandboxConfig, "scoring": FrozenValue})
 
 CountsSection = TypedDict("CountsSection", {
     "tasks": int, "candidates": int, "outcomes": int, "counted": int, "passed": int, "flaky": int,
@@ -422,16 +422,16 @@ LocalEditSections = TypedDict("LocalEditSections", {
 
 # The manifest's generation settings shown in the report (generation.CONTRACT_KEYS), as frozen.
 GenerationContract = TypedDict("GenerationContract", {
-    "endpoint": Manifest, "api": Manifest, "model": Manifest, "model_revision": Manifest,
-    "api_key_env": Manifest, "system_prompt": Manifest, "temperature": Manifest, "top_p": Manifest,
-    "max_tokens": Manifest, "stop": Manifest, "n_per_task": Manifest, "seed_base": Manifest,
-    "logprobs": Manifest, "concurrency": Manifest, "request_timeout_s": Manifest, "retries": Manifest,
-    "streaming": Manifest, "repair": Manifest, "fim": Manifest})
+    "endpoint": FrozenValue, "api": FrozenValue, "model": FrozenValue, "model_revision": FrozenValue,
+    "api_key_env": FrozenValue, "system_prompt": FrozenValue, "temperature": FrozenValue, "top_p": FrozenValue,
+    "max_tokens": FrozenValue, "stop": FrozenValue, "n_per_task": FrozenValue, "seed_base": FrozenValue,
+    "logprobs": FrozenValue, "concurrency": FrozenValue, "request_timeout_s": FrozenValue, "retries": FrozenValue,
+    "streaming": FrozenValue, "repair": FrozenValue, "fim": FrozenValue})
 
 GenerationError = TypedDict("GenerationError", {"task_id": str, "candidate_index": int, "error": str | None})
 
 GenerationSection = TypedDict("GenerationSection", {
-    "contract": GenerationContract, "prompt_template": Manifest, "postprocess": Manifest, "expected": int,
+    "contract": GenerationContract, "prompt_template": FrozenValue, "postprocess": FrozenValue, "expected": int,
     "candidates": int, "ok": int, "generation_error_count": int, "generation_errors": list[GenerationError],
     "finish_reasons": dict[str, int], "truncated": int, "served_models": dict[str, int], "requests": int,
     "retries": int, "failed_requests": int, "repair_rounds": int, "prompt_tokens": int,
