@@ -145,3 +145,47 @@ CANDS = [
 
 def standard_run(store: Store, run_id: str = "run-kit", **manifest_kw) -> str:
     return record(store, run_id, TASKS, CANDS, scoring=manifest(**manifest_kw))
+
+
+# ---- what the sandbox and the scanners add to a record ------------------------------------------
+#
+# For the sections the standard run leaves unrecorded or empty: a static finding on a passing and on a
+# failing candidate, tamper tripwires and a refused import on an extra attempt, a contract scan with a
+# changed signature, and a graded and a reference patch of a repository task.
+
+FINDING = {"scanner": "bandit 1.9.4", "rule_id": "B602", "rule": "subprocess_popen_with_shell_equals_true",
+           "severity": "high", "confidence": "high", "line": 1, "text": "subprocess call with shell=True"}
+
+
+def record_findings(store: Store, run_id: str) -> None:
+    """Append the scanners', the tripwires', the contract's and a repository's rows to a standard run."""
+    scanners = json.dumps({"bandit": "1.9.4", "detect-secrets": "1.5.0"})
+    store.append("scans", [{"run_id": run_id, "task_id": t, "candidate_index": i, "program_sha256": f"{t}-{i}",
+                            "scanners_json": scanners, "parsed": 1, "findings": len(found),
+                            "max_severity": "high" if found else None, "findings_json": json.dumps(found)}
+                           for t, i, found in (("H/0", 1, [FINDING]), ("H/0", 0, [FINDING]), ("M/0", 0, []))])
+    store.append("executions", [{"run_id": run_id, "task_id": "H/0", "candidate_index": 0, "attempt": 9,
+                                 "purpose": "rerun", "status": "ok", "protected_status": "failed",
+                                 "failure_class": "wrong_answer", "cpu_s": 0.01, "wall_s": 0.02,
+                                 "tamper_json": json.dumps(["settrace", "getframe: f_back"]),
+                                 "imports_json": json.dumps([{"module": "socket", "top": "socket", "line": 1,
+                                                              "how": "import", "in": ""}])}])
+    store.append("contract_scans", [{"run_id": run_id, "task_id": "H/1", "candidate_index": 0,
+                                     "program_sha256": "H/1-0", "parsed": 1, "disallowed": 1, "dynamic": 0,
+                                     "imports_json": json.dumps([{"top": "socket", "allowed": False}]),
+                                     "signature_changed": 1,
+                                     "signature_changes_json": json.dumps(["parameter b was removed"])}])
+    store.append("repo_results", [_repo_row(run_id, purpose) for purpose in ("grade", "selfcheck")])
+
+
+def _repo_row(run_id: str, purpose: str) -> dict:
+    scan = {"files": [{"path": "src/app.py"}], "test_files": ["tests/test_app.py"], "test_config": [],
+            "dependency_files": [], "secrets": []}
+    return {"run_id": run_id, "task_id": "H/0", "candidate_index": 0, "attempt": 1, "purpose": purpose,
+            "applies": 1, "apply_error": None, "files_changed": 2, "lines_added": 5, "lines_removed": 1,
+            "reviewer_burden": 7, "refused_json": "[]", "scan_json": json.dumps(scan), "build_status": "passed",
+            "build_log_tail": "", "public_status": "passed", "protected_status": "failed",
+            "public_tests_json": json.dumps({"t::a": "passed"}),
+            "protected_tests_json": json.dumps({"t::a": "passed", "t::b": "failed"}),
+            "tamper_json": json.dumps(["edited a test"]), "rollback_applies": 1, "rollback_restores": 1,
+            "failure_class": "test_failed", "detail": "1 of 2 protected tests failed", "at": "2026-12-01T09:00:00"}

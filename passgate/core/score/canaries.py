@@ -11,10 +11,12 @@ from typing import Mapping
 
 from passgate.core.record.queries import sections as q
 
+from .report_types import CanariesSection
+
 PROGRAM_CHARS = 1200
 
 
-def canaries_section(store, run: Mapping) -> dict:
+def canaries_section(store, run: Mapping) -> CanariesSection:
     """Per canary task its candidates and passes; each pass with the candidate's completion."""
     rid = run["run_id"]
     tasks = q.canary_tasks(store, rid)

@@ -12,10 +12,12 @@ import numpy as np
 
 from passgate.core.model import depth_of
 
+from .report_types import ChainedSection
+
 _GRID = np.linspace(0.005, 1.5, 300)        # candidate decay factors
 
 
-def chained_section(recs, spec) -> dict | None:
+def chained_section(recs, spec) -> ChainedSection | None:
     """Per depth and the fitted decay, or None when the run has no chained tasks."""
     depths = np.array([depth_of(t) or 0 for t in recs.tags])
     counted = (depths > 0) & (recs.n > 0)

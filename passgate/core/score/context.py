@@ -13,6 +13,8 @@ from passgate.core.record.queries import sections as q
 
 from .contract import import_policy
 from .data import RunRecords
+from .report_types import (ConfigSection, CostSection, CountsSection, ExecutionSection, FlakySection, Histogram,
+                           OmissionsSection, OutcomeOmissions, RunSection)
 
 # Failure classes grouped the way a release ticket reads them.
 CATEGORIES = {
@@ -44,7 +46,7 @@ def parse_json(text: Any) -> Any:
         return text
 
 
-def run_section(run: Mapping) -> dict:
+def run_section(run: Mapping) -> RunSection:
     keys = ("run_id", "name", "status", "manifest_id", "model", "operator", "policy", "runtime", "image",
             "image_digest", "worker_sha256", "created_at", "started_at", "finished_at", "passgate_version",
             "error")
@@ -62,7 +64,7 @@ def _get(d: Any, *path: str) -> Any:
     return d
 
 
-def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> dict:
+def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> ConfigSection:
     """Model, decoding, benchmark revisions and hashes, test/timeout/package policy, image."""
     sets = [{"set_id": s.set_id, "revision": s.revision, "sha256": s.sha256, "tasks": s.tasks}
             for s in q.task_sets(store, run["run_id"])]
@@ -107,7 +109,7 @@ def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> 
     }
 
 
-def counts_section(recs: RunRecords) -> dict:
+def counts_section(recs: RunRecords) -> CountsSection:
     a = recs.arrays
     return {
         "tasks": int(recs.task_ids.size),
@@ -130,7 +132,7 @@ def _percentiles(seconds: np.ndarray) -> dict:
     return {"median": float(p50), "p95": float(p95), "max": float(seconds.max())}
 
 
-def histogram(seconds: np.ndarray, bins: int = _HISTOGRAM_BINS) -> dict:
+def histogram(seconds: np.ndarray, bins: int = _HISTOGRAM_BINS) -> Histogram:
     """Log-spaced histogram of times (s); zero times fall in the first bin."""
     if seconds.size == 0:
         return {"scale": "log10", "unit": "s", "edges": [], "counts": []}
@@ -142,7 +144,7 @@ def histogram(seconds: np.ndarray, bins: int = _HISTOGRAM_BINS) -> dict:
     return {"scale": "log10", "unit": "s", "edges": [float(e) for e in edges], "counts": counts.tolist()}
 
 
-def execution_section(recs: RunRecords) -> dict:
+def execution_section(recs: RunRecords) -> ExecutionSection:
     """Attempt times (CPU seconds of every attempt), failure classes of counted failures, timeouts."""
     a = recs.arrays
     seconds = recs.exec_times_us / 1e6
@@ -175,7 +177,7 @@ def execution_section(recs: RunRecords) -> dict:
     }
 
 
-def cost_section(recs: RunRecords) -> dict:
+def cost_section(recs: RunRecords) -> CostSection:
     """Evaluator cost: sandbox CPU-seconds over every attempt, wall seconds, tokens; per slice."""
     a = recs.arrays
     # every step of every attempt (a compile step, both suites); under a what-if CPU limit, the
@@ -195,7 +197,7 @@ def cost_section(recs: RunRecords) -> dict:
     }
 
 
-def flaky_section(recs: RunRecords) -> dict:
+def flaky_section(recs: RunRecords) -> FlakySection:
     flaky = recs["flaky"]
     tasks = [{"task_id": t, "flaky": int(f), "counted": int(n)}
              for t, f, n in zip(recs.task_ids[flaky > 0], flaky[flaky > 0], recs["n"][flaky > 0])]
@@ -204,7 +206,7 @@ def flaky_section(recs: RunRecords) -> dict:
             "rule": "attempts disagreed; a flaky candidate counts as not passed"}
 
 
-def omissions_section(recs: RunRecords, ks: Sequence[int]) -> dict:
+def omissions_section(recs: RunRecords, ks: Sequence[int]) -> OutcomeOmissions:
     """Every candidate left out of pass@k and every task without an estimate, with the reason."""
     candidates = [{"task_id": r["task_id"], "candidate_index": r["candidate_index"], "outcome": r["outcome"],
                    "failure_class": r["failure_class"], "reason": r["reason"] or _default_reason(r["outcome"])}
@@ -248,7 +250,7 @@ def not_imported_lines(store, run_id: str) -> list[dict]:
     return lines
 
 
-def with_not_imported(omissions: dict, lines: list[dict]) -> dict:
+def with_not_imported(omissions: OutcomeOmissions, lines: list[dict]) -> OmissionsSection:
     """The omissions with the samples lines that never became candidates, and their count."""
     return {**omissions, "not_imported": lines, "counts": {**omissions["counts"], "not_imported": len(lines)}}
 

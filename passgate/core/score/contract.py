@@ -17,10 +17,12 @@ from passgate.core.allowed_imports import imports_words
 from passgate.core.record.queries import sections as q
 from passgate.core.record.queries import sections_security as qs
 
+from .report_types import ContractSection, ImportPolicyRow, NotRecorded, RefusedImport, SignatureExample
+
 EXAMPLES = 20
 
 
-def import_policy(manifest: Mapping) -> list[dict]:
+def import_policy(manifest: Mapping) -> list[ImportPolicyRow]:
     """Each task set's allowed imports in effect, as the report header shows them (sets in other
     languages have no import contract)."""
     out = []
@@ -33,7 +35,7 @@ def import_policy(manifest: Mapping) -> list[dict]:
     return out
 
 
-def contract_section(store, run: Mapping) -> dict:
+def contract_section(store, run: Mapping) -> ContractSection | NotRecorded:
     """Disallowed imports and signature findings per slice, with the modules named and examples."""
     rid, model = run["run_id"], run.get("model") or ""
     if not q.has_table(store, "contract_scans"):
@@ -70,7 +72,7 @@ def _plain(g: Mapping) -> dict:
             for k, v in g.items()}
 
 
-def _runtime(store, rid: str, groups: dict) -> list[dict]:
+def _runtime(store, rid: str, groups: dict) -> list[RefusedImport]:
     """Modules the sandbox saw refused, counted once per candidate; the first attempts as examples."""
     seen: dict[tuple, list] = {}
     where: dict[tuple, tuple] = {}
@@ -105,7 +107,7 @@ def _static(store, rid: str, groups: dict) -> None:
         g["signature_unknown"] += r.signature_changed is None
 
 
-def _signature_examples(store, rid: str) -> list[dict]:
+def _signature_examples(store, rid: str) -> list[SignatureExample]:
     return [{"task_id": r.task_id, "candidate_index": r.candidate_index, "outcome": r.outcome,
              "changes": json.loads(r.signature_changes_json or "[]")}
             for r in qs.signature_changes(store, rid, EXAMPLES)]

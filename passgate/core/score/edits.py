@@ -19,12 +19,14 @@ import numpy as np
 from passgate.core.record.queries import sections as q
 
 from .latency import latency_rows, latency_section
+from .report_types import (AcceptanceGroup, AcceptanceSection, EditDisagreements, EditExample, EditGroup,
+                           EditsSection, LocalEditSections)
 
 COUNTED = ("passed", "failed", "flaky")
 EXAMPLES = 10
 
 
-def local_edit_sections(conn, run_id: str, scores: Mapping, level: float) -> dict:
+def local_edit_sections(conn, run_id: str, scores: Mapping, level: float) -> LocalEditSections:
     """The report's `edits` and `latency` sections (each None when the run has nothing for it), with
     each slice's pass@1 from `scores` beside them."""
     p1 = {g["name"]: {k: e.get(k) for k in ("value", "ci_low", "ci_high")}
@@ -86,7 +88,7 @@ def levenshtein(a: str, b: str) -> int:
 
 
 def edits_section(rows: list[dict], pass_at_1: Mapping[str, Mapping] | None = None,
-                  acceptance: list[dict] | None = None) -> dict | None:
+                  acceptance: list[dict] | None = None) -> EditsSection | None:
     """Text match beside execution per slice (and overall); None when the run has no local edits."""
     if not rows:
         return None
@@ -118,7 +120,7 @@ def _per_task_mean(rows: list[dict], key: str) -> float | None:
     return float(np.mean([np.mean(v) for v in tasks.values()])) if tasks else None
 
 
-def _group(name: str, rows: list[dict], p1: Mapping | None) -> dict:
+def _group(name: str, rows: list[dict], p1: Mapping | None) -> EditGroup:
     passed = [r for r in rows if r["passed"]]
     failed = [r for r in rows if not r["passed"]]
     exact = sum(r["exact"] for r in rows)
@@ -135,8 +137,8 @@ def _group(name: str, rows: list[dict], p1: Mapping | None) -> dict:
     }
 
 
-def _disagreements(rows: list[dict]) -> dict:
-    def short(r: dict) -> dict:
+def _disagreements(rows: list[dict]) -> EditDisagreements:
+    def short(r: dict) -> EditExample:
         return {"task_id": r["task_id"], "candidate_index": r["candidate_index"], "outcome": r["outcome"],
                 "similarity": round(r["similarity"], 4), "middle": (r["middle"] or "")[:200],
                 "canonical": (r["canonical"] or "")[:200]}
@@ -149,7 +151,7 @@ def _disagreements(rows: list[dict]) -> dict:
             "most_similar_failed": [short(r) for r in close_failed[:EXAMPLES]]}
 
 
-def acceptance_section(rows: list[dict]) -> dict | None:
+def acceptance_section(rows: list[dict]) -> AcceptanceSection | None:
     """Shown / accepted / edited after, per slice, with pass rates among accepted and rejected; None
     when no suggestion log was imported."""
     if not rows:
@@ -167,7 +169,7 @@ def _rate(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
-def _acceptance(name: str, rows: list[dict]) -> dict:
+def _acceptance(name: str, rows: list[dict]) -> AcceptanceGroup:
     shown = [r for r in rows if r["shown"]]
     accepted = [r for r in shown if r["accepted"]]
     rejected = [r for r in shown if not r["accepted"]]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Iterable, Mapping
 
+from .report_types import Disagreement, FidelitySummary, FidelityVerdict
+
 REFUSED_BY_DESIGN = {
     "not_plain_data": "the isolated grader never compares an object that is not data; one process compares it",
     "premature_exit": "the isolated grader fails an exit before the tests end; one process cannot tell it from a pass",
@@ -23,7 +25,7 @@ REFUSED_BY_DESIGN = {
 NOT_ABOUT_THE_ANSWER = {"timeout", "memory_exceeded", "output_exceeded", "infra_error"}
 
 
-def fidelity_summary(rows: Iterable[Mapping]) -> dict:
+def fidelity_summary(rows: Iterable[Mapping]) -> FidelitySummary:
     """Agreement over every cross-checked attempt, and each disagreement with both sides' details."""
     checked = agreed = 0
     disagreements = []
@@ -44,11 +46,11 @@ def fidelity_summary(rows: Iterable[Mapping]) -> dict:
             "disagreements": disagreements, "unexplained": unexplained}
 
 
-def _disagreement(row: Mapping, evidence: Mapping, isolated: str) -> dict:
-    classic = {"status": row["classic_status"], "class": row.get("classic_class"),
-               "detail": evidence.get("detail") or ""}
+def _disagreement(row: Mapping, evidence: Mapping, isolated: str) -> Disagreement:
+    classic: FidelityVerdict = {"status": row["classic_status"], "class": row.get("classic_class"),
+                                "detail": evidence.get("detail") or ""}
     if isolated == "passed":
-        mine = {"status": "passed", "class": None, "detail": ""}
+        mine: FidelityVerdict = {"status": "passed", "class": None, "detail": ""}
     else:
         mine = {"status": isolated, "class": row.get("protected_class") or row.get("failure_class"),
                 "detail": row.get("detail") or ""}

@@ -12,6 +12,8 @@ from typing import Mapping
 
 from passgate.core.record.queries import generation as queries
 
+from .report_types import GenerationSection
+
 # Contract keys shown in the report, in this order (the API key's variable name, never its value).
 CONTRACT_KEYS = ("endpoint", "api", "model", "model_revision", "api_key_env", "system_prompt", "temperature",
                  "top_p", "max_tokens", "stop", "n_per_task", "seed_base", "logprobs", "concurrency",
@@ -19,7 +21,7 @@ CONTRACT_KEYS = ("endpoint", "api", "model", "model_revision", "api_key_env", "s
 ERRORS_LISTED = 50
 
 
-def generation_section(store, run_id: str, manifest: Mapping) -> dict | None:
+def generation_section(store, run_id: str, manifest: Mapping) -> GenerationSection | None:
     """Contract, outcome counts and token/time cost of a generated run; None for other sources.
     `store` is the Store, or a sqlite3 connection to its file."""
     gen = manifest.get("generation")
@@ -69,7 +71,7 @@ def generation_section(store, run_id: str, manifest: Mapping) -> dict | None:
     }
 
 
-def generation_lines(section: dict) -> list[str]:
+def generation_lines(section: GenerationSection) -> list[str]:
     """Plain-text report lines for a generation section."""
     c = section["contract"]
     repair = c.get("repair") or {}

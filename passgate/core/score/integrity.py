@@ -34,11 +34,13 @@ from typing import Iterable, Mapping
 
 from passgate.core.record.queries import report as queries
 
+from .report_types import IntegrityBlock, IntegrityNotRecorded, IntegritySection
+
 FIRST_PROTOCOL = 3        # the first grading protocol that records how assertions were decided
 COUNTS = ("outside", "visible", "in_process")
 
 
-def integrity_section(store, run: Mapping) -> dict:
+def integrity_section(store, run: Mapping) -> IntegritySection | IntegrityNotRecorded:
     """The run's integrity block: not recorded before protocol 3, else per slice and overall."""
     protocol = run.get("grading_protocol")
     if not protocol or int(protocol) < FIRST_PROTOCOL:
@@ -56,7 +58,7 @@ def integrity_section(store, run: Mapping) -> dict:
             "slices": [{"slice": name, **summarise(part)} for name, part in sorted(by_slice.items())]}
 
 
-def summarise(rows: Iterable[Mapping]) -> dict:
+def summarise(rows: Iterable[Mapping]) -> IntegrityBlock:
     """One BLOCK over these verdict rows (each with an `integrity_json` text, or None)."""
     block = {"candidates": 0, "with_record": 0, **{k: 0 for k in COUNTS}, "process_control": 0}
     for row in rows:

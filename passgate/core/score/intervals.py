@@ -30,13 +30,14 @@ import numpy as np
 
 from passgate.core.manifest import IntervalSpec
 
+from .report_types import IntervalRecord
 from .scoring import AGGREGATIONS, PassAtKLookup, Strata, pass_at_k_table
 
 EXACT_CELLS = 1_000_000     # replicates x tasks up to which candidates are redrawn one by one
 _CHUNK_CELLS = 500_000      # replicate x task cells per chunk: small enough to stay in cache
 
 
-def interval_dict(spec: IntervalSpec, tasks: int | None = None) -> dict:
+def interval_dict(spec: IntervalSpec, tasks: int | None = None) -> IntervalRecord:
     """The specification as the report records it beside a figure."""
     d = asdict(spec)
     d["resampled"] = ("tasks within slices, then candidates within tasks"

@@ -19,12 +19,14 @@ import numpy as np
 from passgate.core.languages.names import title
 from passgate.core.record.queries import sections as q
 
+from .report_types import LanguageRate, LanguagesSection, LanguageTiming
+
 
 def _tag(tags, prefix: str) -> str | None:
     return next((t[len(prefix):] for t in tags or () if isinstance(t, str) and t.startswith(prefix)), None)
 
 
-def languages_section(store, run_id: str, recs, spec) -> dict | None:
+def languages_section(store, run_id: str, recs, spec) -> LanguagesSection | None:
     """Per language, or None when the run has no task in another language."""
     langs = np.array([_tag(t, "language:") or "" for t in recs.tags])
     if not (langs != "").any():
@@ -54,7 +56,7 @@ def languages_section(store, run_id: str, recs, spec) -> dict | None:
                                 "in_process": "the dataset's own program decided by its exit status (forgeable)"}}
 
 
-def _rate(recs, at: np.ndarray, spec, *, seed: int) -> dict:
+def _rate(recs, at: np.ndarray, spec, *, seed: int) -> LanguageRate:
     """pass@1 (the mean over counted tasks of c/n) with a bootstrap interval over those tasks."""
     counted = at & (recs.n > 0)
     tasks = int(at.sum())
@@ -96,11 +98,11 @@ def _timing(store, run_id: str) -> dict[str, list[tuple[float, float, float, flo
     return out
 
 
-def _time_summary(per_task: list[list[tuple]]) -> dict:
+def _time_summary(per_task: list[list[tuple]]) -> LanguageTiming:
     attempts = np.array([a for rows in per_task for a in rows], dtype=float).reshape(-1, 4)
     if not len(attempts):
         return {"attempts": 0}
-    out = {"attempts": int(len(attempts))}
+    out: LanguageTiming = {"attempts": int(len(attempts))}
     for j, name in enumerate(("compile_s", "run_s", "compile_cpu_s", "run_cpu_s")):
         col = attempts[:, j]
         out[name] = {"total": round(float(col.sum()), 3), "median": round(float(np.median(col)), 4),

@@ -17,6 +17,8 @@ import numpy as np
 
 from passgate.core.record.queries import report as queries
 
+from .report_types import LatencyGroup, LatencySection, MeasureSummary, Quantile
+
 MEASURES = ("first_token_ms", "total_ms", "tokens_per_s")
 PERCENTILES = (50, 90, 99)
 METHOD = "nearest-rank percentile; interval from order statistics (binomial, distribution-free)"
@@ -38,7 +40,7 @@ def measures_of(row: Mapping) -> dict[str, float | None]:
     return {"first_token_ms": row.get("first_token_ms"), "total_ms": total, "tokens_per_s": rate}
 
 
-def quantile(values: Sequence[float], q: float, level: float) -> dict:
+def quantile(values: Sequence[float], q: float, level: float) -> Quantile:
     """Nearest-rank quantile q (0-1) of `values` with its order-statistic interval at `level`."""
     x = np.sort(np.asarray(values, dtype=float))
     n = x.size
@@ -64,7 +66,7 @@ def _binomial_pmf(n: int, p: float) -> np.ndarray:
     return pmf / pmf.sum()
 
 
-def summary(values: Iterable[float | None], level: float) -> dict:
+def summary(values: Iterable[float | None], level: float) -> MeasureSummary:
     """n, mean and p50/p90/p99 with intervals over the values that are not None."""
     kept = [float(v) for v in values if v is not None]
     out = {"n": len(kept), "mean": float(np.mean(kept)) if kept else None}
@@ -74,7 +76,7 @@ def summary(values: Iterable[float | None], level: float) -> dict:
 
 
 def latency_section(rows: list[dict], level: float, pass_at_1: Mapping[str, Mapping] | None = None,
-                    answered: Mapping[str, int] | None = None) -> dict | None:
+                    answered: Mapping[str, int] | None = None) -> LatencySection | None:
     """Per slice and overall, each measure's percentiles; None when no candidate recorded a latency.
 
     `pass_at_1` (slice -> {value, ci_low, ci_high}) is set beside each slice's figures; `answered`
@@ -96,7 +98,7 @@ def latency_section(rows: list[dict], level: float, pass_at_1: Mapping[str, Mapp
                        for name in sorted(answered)]}
 
 
-def _group(name: str, rows: list[dict], level: float, p1: Mapping | None, answered: int) -> dict:
+def _group(name: str, rows: list[dict], level: float, p1: Mapping | None, answered: int) -> LatencyGroup:
     values = [measures_of(r) for r in rows]
     sources: dict[str, int] = {}
     for r, v in zip(rows, values):

@@ -1,9 +1,9 @@
 """A run's report as plain data: scores with intervals and denominators, and what sits beside them.
 
 `build_report(store, run_id)` returns a JSON-ready dict whose layout is documented in
-docs/report-schema.md (`"schema": "passgate.report/1"`). Renderers (terminal, markdown, JUnit,
-SVG) only read this dict. Sections beside the scores (configuration, execution, cost,
-omissions) are built in `report_context.py`.
+docs/report-schema.md (`"schema": "passgate.report/1"`) and typed as `Report` in report_types.py.
+Renderers (terminal, markdown, JUnit, SVG) only read this dict. Sections beside the scores
+(configuration, execution, cost, omissions) are built in context.py.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ from .integrity import integrity_section
 from .intervals import IntervalSpec, interval_dict
 from .languages import languages_section
 from .points import finite_or_none, point_scores
+from .report_types import (FidelitySection, FilteredSection, Interval, PublicProtectedSection, RankedSection,
+                           RankedUnavailable, Report, ScoreGroup, ScoresSection, TaskRow)
 from .repository import repository_section
 from .scoring import AGGREGATIONS, Strata, aggregate, denominator, pass_at_k_array
 from .security import security_section
@@ -83,7 +85,7 @@ def load_manifest(store, run: Mapping) -> dict:
 
 
 def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k: Sequence[int] | None = None,
-                 whatif: Sequence[str] = (), parallel: bool = True) -> dict:
+                 whatif: Sequence[str] = (), parallel: bool = True) -> Report:
     """Everything a release ticket needs about one run, from its record alone.
 
     `interval` and `k` override the manifest's scoring contract; each `whatif` string is one
@@ -104,7 +106,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
         public = pool.submit(public_protected_section, recs, config)
         generation = generation_section(store, run["run_id"], manifest)  # None unless generated
         recs = job.result()
-        report = {
+        report: Report = {
             "schema": SCHEMA,
             "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "run": run_section(run),
@@ -142,7 +144,7 @@ def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k:
     return report
 
 
-def fidelity_section(store, run: Mapping) -> dict:
+def fidelity_section(store, run: Mapping) -> FidelitySection:
     """The grading protocol, and the cross-check's agreement with each disagreement (score/fidelity.py)."""
     rows = queries.cross_checked_executions(store, run["run_id"])
     notes = queries.execution_notes(store, run["run_id"])
@@ -153,7 +155,7 @@ def fidelity_section(store, run: Mapping) -> dict:
 
 # ---- scores --------------------------------------------------------------------------------
 
-def scores_section(recs: RunRecords, config: ScoringContract) -> dict:
+def scores_section(recs: RunRecords, config: ScoringContract) -> ScoresSection:
     """pass@k for every declared k: micro and macro over slices, per slice, per set, per tag."""
     strata = Strata.from_slices(recs.slices, config.weights)
     spec = config.interval
@@ -184,7 +186,7 @@ def scores_section(recs: RunRecords, config: ScoringContract) -> dict:
 
 
 def _group(kind: str, name: str, mask: np.ndarray, recs: RunRecords, config: ScoringContract,
-           boot_by_k: Mapping, weight: float | None = None) -> dict:
+           boot_by_k: Mapping, weight: float | None = None) -> ScoreGroup:
     n = np.where(mask, recs.n, 0)
     entries = []
     for k in config.k:
@@ -193,13 +195,13 @@ def _group(kind: str, name: str, mask: np.ndarray, recs: RunRecords, config: Sco
         entries.append({"k": int(k), "value": float(finite.mean()) if finite.size else None,
                         **(boot_by_k.get(k) or {"ci_low": None, "ci_high": None, "se": None}),
                         "denominator": denominator(n[mask], k)})
-    group = {"kind": kind, "name": str(name), "tasks": int(mask.sum()), "pass_at_k": entries}
+    group: ScoreGroup = {"kind": kind, "name": str(name), "tasks": int(mask.sum()), "pass_at_k": entries}
     if weight is not None:
         group["weight"] = weight
     return group
 
 
-def _other_groups(recs: RunRecords, config: ScoringContract, strata: Strata) -> list[dict]:
+def _other_groups(recs: RunRecords, config: ScoringContract, strata: Strata) -> list[ScoreGroup]:
     """Benchmark sets and task tags, each bootstrapped over its own tasks (its own random stream)."""
     found: list[tuple[str, str, np.ndarray]] = []
     slice_sets = {tuple(np.flatnonzero(recs.slices == s)) for s in strata.names}
@@ -219,7 +221,7 @@ def _other_groups(recs: RunRecords, config: ScoringContract, strata: Strata) -> 
     return out
 
 
-def public_protected_section(recs: RunRecords, config: ScoringContract) -> dict:
+def public_protected_section(recs: RunRecords, config: ScoringContract) -> PublicProtectedSection:
     """pass@k on the public (visible) tests and on the protected ones, over tasks that have both,
     and the protected-test gap (public minus protected) with a paired interval."""
     mask = recs.has_public & (recs["n_public"] > 0) & (recs["n"] > 0)
@@ -244,7 +246,7 @@ def public_protected_section(recs: RunRecords, config: ScoringContract) -> dict:
             "note": "over tasks with public tests; gap = public - protected, paired over tasks"}
 
 
-def _binary_interval(successes: int, tasks: int, spec: IntervalSpec, stream: int) -> dict:
+def _binary_interval(successes: int, tasks: int, spec: IntervalSpec, stream: int) -> Interval:
     """Bootstrap over tasks of a share of tasks: the replicate is Binomial(tasks, share)/tasks."""
     if tasks < 1:
         return {"ci_low": None, "ci_high": None, "se": None}
@@ -255,7 +257,7 @@ def _binary_interval(successes: int, tasks: int, spec: IntervalSpec, stream: int
     return {"ci_low": float(lo), "ci_high": float(hi), "se": float(np.std(reps, ddof=1))}
 
 
-def filtered_section(recs: RunRecords, spec: IntervalSpec) -> dict:
+def filtered_section(recs: RunRecords, spec: IntervalSpec) -> FilteredSection:
     """Codex-paper filtered pass@1: per task the lowest-index candidate that passes the public
     tests is chosen; it scores when it also passes the protected tests."""
     eligible = recs.has_public & (recs["n"] > 0)
@@ -269,7 +271,7 @@ def filtered_section(recs: RunRecords, spec: IntervalSpec) -> dict:
             "rule": "lowest candidate_index passing the public tests; a task where none does counts as failed"}
 
 
-def ranked_section(recs: RunRecords, spec: IntervalSpec) -> dict:
+def ranked_section(recs: RunRecords, spec: IntervalSpec) -> RankedSection | RankedUnavailable:
     """Ranked pass@1: the candidate with the highest mean log-probability, beside random choice."""
     mask = recs["ranked"] >= 0
     tasks = int(mask.sum())
@@ -286,7 +288,7 @@ def ranked_section(recs: RunRecords, spec: IntervalSpec) -> dict:
                     "random choice = pass@1"}
 
 
-def task_rows(recs: RunRecords, ks: Sequence[int]) -> list[dict]:
+def task_rows(recs: RunRecords, ks: Sequence[int]) -> list[TaskRow]:
     """One row per task: counts, verdict columns and pass@k by k (keys are k as strings)."""
     a = recs.arrays
     values = {str(k): pass_at_k_array(recs.n, recs.c, k) for k in ks}

@@ -9,6 +9,8 @@ from typing import Mapping
 
 from passgate.core.record.queries import sections as q
 
+from .report_types import PatchEntry, RepositorySection, RepositoryTask, RepositoryTotals
+
 CANDIDATE_ROWS = 500
 
 
@@ -19,12 +21,12 @@ def _latest(store, run_id: str, purpose: str) -> list[dict]:
     return list(rows.values())
 
 
-def _tests(text: str | None) -> dict:
+def _tests(text: str | None) -> dict[str, int]:
     outcomes = json.loads(text or "{}")
     return {"passed": sum(o in ("passed", "xfailed") for o in outcomes.values()), "total": len(outcomes)}
 
 
-def candidate_entry(r: Mapping, label: str = "") -> dict:
+def candidate_entry(r: Mapping, label: str = "") -> PatchEntry:
     scan = json.loads(r["scan_json"] or "{}")
     return {"task_id": r["task_id"], "candidate_index": r["candidate_index"], "label": label,
             "passed": r["failure_class"] is None, "failure_class": r["failure_class"], "detail": r["detail"],
@@ -49,7 +51,7 @@ def _median(values: list) -> float | None:
     return statistics.median(values) if values else None
 
 
-def task_entry(task_id: str, slice_name: str, entries: list[dict]) -> dict:
+def task_entry(task_id: str, slice_name: str, entries: list[PatchEntry]) -> RepositoryTask:
     return {"task_id": task_id, "slice": slice_name, "candidates": len(entries),
             "passed": sum(e["passed"] for e in entries), "applies": sum(e["applies"] for e in entries),
             "median_files_changed": _median([e["files_changed"] for e in entries]),
@@ -59,7 +61,7 @@ def task_entry(task_id: str, slice_name: str, entries: list[dict]) -> dict:
             "rollback_restores": sum(bool(e["rollback"]["restores"]) for e in entries)}
 
 
-def repository_section(store, run_id: str) -> dict | None:
+def repository_section(store, run_id: str) -> RepositorySection | None:
     if not q.has_table(store, "repo_results"):
         return None
     graded = _latest(store, run_id, "grade")
@@ -69,7 +71,7 @@ def repository_section(store, run_id: str) -> dict | None:
     labels = q.candidate_labels(store, run_id)
     slices = q.task_slices(store, run_id)
     entries = [candidate_entry(r, labels.get((r["task_id"], r["candidate_index"]), "")) for r in graded]
-    by_task: dict[str, list[dict]] = {}
+    by_task: dict[str, list[PatchEntry]] = {}
     for e in entries:
         by_task.setdefault(e["task_id"], []).append(e)
     return {"totals": _totals(entries), "tasks": [task_entry(t, slices.get(t, ""), es) for t, es in by_task.items()],
@@ -80,7 +82,7 @@ def repository_section(store, run_id: str) -> dict | None:
                           for e in entries if e["tampering"] or e["failure_class"] == "tampering"]}
 
 
-def _totals(entries: list[dict]) -> dict:
+def _totals(entries: list[PatchEntry]) -> RepositoryTotals:
     classes: dict[str, int] = {}
     for e in entries:
         if e["failure_class"]:

@@ -23,6 +23,8 @@ import numpy as np
 
 from passgate.core.model import COUNTED_OUTCOMES, EXCLUDED_OUTCOMES  # noqa: F401 - scoring's words
 
+from .report_types import Denominator, Spread
+
 AGGREGATIONS = ("micro", "macro")
 
 
@@ -159,7 +161,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def denominator(n: np.ndarray, k: int) -> dict:
+def denominator(n: np.ndarray, k: int) -> Denominator:
     """What a pass@k figure is computed over: tasks, candidates per task, k, and the tasks left out
     because n < k (including tasks with no counted candidate at all)."""
     n = np.asarray(n, dtype=np.int64)
@@ -175,7 +177,7 @@ def denominator(n: np.ndarray, k: int) -> dict:
     }
 
 
-def _spread(x: np.ndarray) -> dict:
+def _spread(x: np.ndarray) -> Spread:
     if x.size == 0:
         return {"min": None, "median": None, "max": None}
     return {"min": int(x.min()), "median": float(np.median(x)), "max": int(x.max())}

@@ -18,12 +18,14 @@ from passgate.core.record.queries import sections as q
 from passgate.core.record.queries import sections_security as qs
 from passgate.core.record.queries.scans import Limits
 
+from .report_types import NotScanned, SecurityExample, SecurityRulesAndExamples, SecuritySection, SeverityRates
+
 SEVERITIES = ("low", "medium", "high")     # a finding's severity rank is its position here
 EXAMPLES = 10
 TOP_RULES = 10
 
 
-def security_section(store, run: Mapping) -> dict:
+def security_section(store, run: Mapping) -> SecuritySection | NotScanned:
     """Finding rates per slice and model, top rules and examples, from the run's `scans` rows."""
     rid, model = run["run_id"], run.get("model") or ""
     if not q.has_table(store, "scans"):
@@ -54,7 +56,7 @@ def security_section(store, run: Mapping) -> dict:
             **_rules_and_examples(store, rid)}
 
 
-def _rates(counts: Counter) -> dict:
+def _rates(counts: Counter) -> SeverityRates:
     """Candidates, and how many carry a finding at or above each severity, with the rates."""
     n = sum(counts.values())
     at_least = {sev: sum(v for rank, v in counts.items() if rank is not None and rank >= i)
@@ -63,7 +65,7 @@ def _rates(counts: Counter) -> dict:
             "rate": {sev: (v / n if n else None) for sev, v in at_least.items()}}
 
 
-def _rules_and_examples(store, rid: str) -> dict:
+def _rules_and_examples(store, rid: str) -> SecurityRulesAndExamples:
     """Rules by how many candidates they hit (passing ones apart), and examples (passing candidates
     first, worst severity first)."""
     hits: dict[str, dict] = {}
@@ -84,7 +86,7 @@ def _rules_and_examples(store, rid: str) -> dict:
     return {"top_rules": top, "examples": _with_code(store, rid, examples[:EXAMPLES])}
 
 
-def _with_code(store, rid: str, picked: list) -> list[dict]:
+def _with_code(store, rid: str, picked: list) -> list[SecurityExample]:
     out = []
     for _failing, _rank, task_id, index, outcome, f in picked:
         lines = q.candidate_program(store, rid, task_id, index).splitlines()

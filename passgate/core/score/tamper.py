@@ -15,10 +15,12 @@ from typing import Mapping
 from passgate.core.record.queries import sections as q
 from passgate.core.record.queries import sections_security as qs
 
+from .report_types import NotRecorded, TamperSection
+
 EXAMPLES = 20
 
 
-def tamper_section(store, run: Mapping) -> dict:
+def tamper_section(store, run: Mapping) -> TamperSection | NotRecorded:
     """Candidates with at least one tripwire event, per slice, by kind, with examples."""
     rid, model = run["run_id"], run.get("model") or ""
     if not q.has_column(store, "executions", "tamper_json"):

@@ -30,6 +30,7 @@ from passgate.core.record.queries import report as queries
 
 from .data import Rescore, RunRecords, load_records
 from .points import point_scores
+from .report_types import WhatIf, WhatIfCost, WhatIfRow, WhatIfSettings, WhatIfTimeouts
 from .scoring import AGGREGATIONS
 from .security import SEVERITIES, insecure_passes
 
@@ -55,7 +56,7 @@ class Scenario:
         return Rescore(cpu_limit_s=self.cpu_limit_s, cpu_limit_factor=self.cpu_limit_factor,
                        max_candidates=self.candidates, verifier=self.verifier or "protected")
 
-    def settings(self) -> dict:
+    def settings(self) -> WhatIfSettings:
         return {k: (dict(v) if isinstance(v, Mapping) else list(v) if isinstance(v, tuple) else v)
                 for k, v in self.__dict__.items() if k != "label" and v is not None}
 
@@ -127,13 +128,13 @@ def _parse_value(text: str, key: str, value: str) -> dict:
 
 
 def run_whatifs(store, run_id: str, base: RunRecords, config, specs: Sequence[str], *,
-                parallel: bool = True) -> list[dict]:
+                parallel: bool = True) -> list[WhatIf]:
     """Each scenario re-scored from the record, beside the run's own figures."""
     scenarios = [parse_scenario(s) for s in specs]   # all parsed before any work
     return [run_whatif(store, run_id, base, config, s, parallel=parallel) for s in scenarios]
 
 
-def run_whatif(store, run_id: str, base: RunRecords, config, scenario: Scenario, *, parallel: bool = True) -> dict:
+def run_whatif(store, run_id: str, base: RunRecords, config, scenario: Scenario, *, parallel: bool = True) -> WhatIf:
 
     rescore = scenario.rescore()
     if rescore.limited or rescore.max_candidates is not None:
@@ -154,7 +155,7 @@ def run_whatif(store, run_id: str, base: RunRecords, config, scenario: Scenario,
         else np.ones(recs.task_ids.size, dtype=bool)
     now = point_scores(recs, ks, weights, mask)
     before = point_scores(base, ks, config.weights)
-    rows = []
+    rows: list[WhatIfRow] = []
     for row, old in zip(now, before):
         value, baseline = row[rule]["value"], old[config.aggregation]["value"]
         rows.append({"k": row["k"], "value": value, "baseline": baseline,
@@ -181,7 +182,7 @@ def _without_insecure_passes(store, run_id: str, recs: RunRecords, severity: str
     return replace(recs, arrays=arrays), dropped
 
 
-def _cost(recs: RunRecords, base: RunRecords, mask: np.ndarray, scenario: Scenario) -> dict:
+def _cost(recs: RunRecords, base: RunRecords, mask: np.ndarray, scenario: Scenario) -> WhatIfCost:
     cpu, before = float(recs["cpu_s"][mask].sum()), float(base["cpu_s"].sum())
     notes = []
     if scenario.cpu_limit_s is not None or scenario.cpu_limit_factor is not None:
@@ -194,7 +195,7 @@ def _cost(recs: RunRecords, base: RunRecords, mask: np.ndarray, scenario: Scenar
             "baseline_attempts": int(base["attempts"].sum()), "notes": notes}
 
 
-def _timeouts(recs: RunRecords, mask: np.ndarray) -> dict:
+def _timeouts(recs: RunRecords, mask: np.ndarray) -> WhatIfTimeouts:
     counted = int(recs["n"][mask].sum())
     count = int(recs["timeouts"][mask].sum())
     return {"count": count, "rate": count / counted if counted else None,
