@@ -109,7 +109,7 @@ def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes:
                                  program_sha256=hashlib.sha256(prog.encode()).hexdigest(), source="reference",
                                  source_ref=f"{t.set_id}:{t.task_id}", model_id="reference"))
         return out
-    if c.source == "import" and tasks and all(t.repo for t in tasks):
+    if c.source == "import" and tasks and all(t.repo is not None for t in tasks):
         from .patches import import_patches
         return import_patches(resolve_path(manifest_path, c.import_.path), by_id)
     if c.source == "import" and uses_languages(manifest):     # HumanEval-X / MultiPL-E samples files

@@ -11,6 +11,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from passgate.core.model import RepoSpec
+
 PROGRAM_DIR = Path(__file__).resolve().parent / "repo_program"
 PLUGIN = "plugin.py"       # travels in each job, written where pytest loads it: not a module of the program
 
@@ -34,12 +36,12 @@ def program_sha256() -> str:
     return hashlib.sha256((repo_program() + plugin_source()).encode()).hexdigest()
 
 
-def repo_job(spec: dict, patch: str, *, public_args: list[str], limits: dict) -> dict:
+def repo_job(spec: RepoSpec, patch: str, *, public_args: list[str], limits: dict) -> dict:
     """What the grader receives for one patch: the snapshot, the patch to apply, the commands, the
     protected tests (copied in only after the build and the public tests) and the limits."""
-    return {"op": "repo", "snapshot": spec["snapshot_b64"], "patch": patch, "setup_command": spec["setup_command"],
-            "public_args": public_args, "protected": spec["protected_tests"],
-            "protected_args": list(spec["protected_test_ids"]), "pythonpath": spec["pythonpath"],
+    return {"op": "repo", "snapshot": spec.snapshot_b64, "patch": patch, "setup_command": spec.setup_command,
+            "public_args": list(public_args), "protected": dict(spec.protected_tests),
+            "protected_args": list(spec.protected_test_ids), "pythonpath": list(spec.pythonpath),
             "limits": limits, "plugin": plugin_source()}
 
 
