@@ -6,7 +6,10 @@ and the console all read these same words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 
 # Why a candidate failed. `infra_error` is never counted against the model.
 # Outcomes that count toward pass@k (flaky counts as not passed) and those reported apart.
@@ -64,6 +67,84 @@ def depth_of(tags) -> int | None:
 
 
 @dataclass(frozen=True)
+class RepoSpec:
+    """How a repository task is graded (core/tasks/repo.py builds it from the task file). Parsed
+    once, when the task file is loaded or the run's tasks are rebuilt from the record; the record's
+    `tasks.repo_json` holds `to_json()`, and `from_json` reads it back to the same bytes."""
+
+    snapshot: str                          # the tarball's path as the task file names it
+    snapshot_sha256: str
+    snapshot_b64: str                      # the tarball itself
+    setup_command: str                     # the build, run in the patched tree ("" for none)
+    public_tests: tuple[str, ...]          # pytest arguments of the public run
+    protected_tests: Mapping[str, str] = field(hash=False)   # {path in the repository: the file's text}
+    protected_test_ids: tuple[str, ...]    # the ids the protected run must report
+    pythonpath: tuple[str, ...]            # folders of the repository put on PYTHONPATH
+    project: Mapping = field(hash=False)   # the task file's free-form description of the project
+    timeout_s: float                       # CPU seconds of each run (the wall limit is twice that)
+
+    def __post_init__(self):
+        for name in ("public_tests", "protected_test_ids", "pythonpath"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        for name in ("protected_tests", "project"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    def as_dict(self) -> dict:
+        """The spec as plain JSON values (lists, dicts): what the record and the grader's job hold."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in ("public_tests", "protected_test_ids", "pythonpath"):
+            out[name] = list(out[name])
+        for name in ("protected_tests", "project"):
+            out[name] = dict(out[name])
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> RepoSpec:
+        """The spec `to_json` wrote; ValueError naming the field when the text is not one."""
+        try:
+            data = json.loads(text)
+            given = set(data.keys())
+        except (ValueError, AttributeError):
+            raise ValueError("repository spec: not a JSON object") from None
+        names = [f.name for f in fields(cls)]
+        unknown, missing = sorted(given - set(names)), [n for n in names if n not in given]
+        if unknown or missing:
+            raise ValueError(f"repository spec: {(unknown or missing)[0]}: {'unknown' if unknown else 'missing'}")
+        for name in names:
+            is_valid, words = _REPO_SPEC_VALUES[name]
+            if not is_valid(data[name]):
+                raise ValueError(f"repository spec: {name}: {data[name]!r:.80} is not {words}")
+        return cls(**data)
+
+    @classmethod
+    def from_record(cls, text: str | None) -> RepoSpec | None:
+        """The spec a record's `tasks.repo_json` holds; None for a task that is not a repository task."""
+        return cls.from_json(text) if text else None
+
+
+def _is_text(value) -> bool:
+    return isinstance(value, str)
+
+
+def _is_text_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+_TEXT, _TEXT_LIST = (_is_text, "text"), (_is_text_list, "a list of text")
+# each field of a stored spec: how to check its JSON value, and what it must be, in words
+_REPO_SPEC_VALUES = {
+    "snapshot": _TEXT, "snapshot_sha256": _TEXT, "snapshot_b64": _TEXT, "setup_command": _TEXT,
+    "public_tests": _TEXT_LIST, "protected_test_ids": _TEXT_LIST, "pythonpath": _TEXT_LIST,
+    "protected_tests": (lambda v: isinstance(v, dict) and all(map(_is_text, v.values())), "an object of path: text"),
+    "project": (lambda v: isinstance(v, dict), "an object"),
+    "timeout_s": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
+}
+
+
+@dataclass(frozen=True)
 class Task:
     """One benchmark problem with its tests split into what the model saw and what it did not.
 
@@ -94,7 +175,7 @@ class Task:
     set_id: str = ""               # task set name, e.g. "humaneval"
     set_sha256: str = ""
     set_revision: str = ""
-    repo: str = ""                 # repository tasks: the grading spec as JSON (core/tasks/repo.py)
+    repo: RepoSpec | None = None   # repository tasks: how the task is graded (core/tasks/repo.py)
     # the task contract (core/tasks/contract.py): modules the program may import ("any", "stdlib" or
     # top-level names with "stdlib" among them) and the entry point's signature as JSON ("" unknown)
     allowed_imports: tuple[str, ...] = ("any",)

@@ -19,9 +19,9 @@ def test_the_examples_load_pinned():
     ts = load_task_set("repo", EXAMPLES / "tasks.jsonl")
     assert len(ts.tasks) == 12 and len({t.slice for t in ts.tasks}) == 8
     for t in ts.tasks:
-        spec = json.loads(t.repo)
+        spec = t.repo
         assert t.completion_style == "patch" and t.reference_solution.startswith("--- a/")
-        assert spec["protected_test_ids"] and set(spec["protected_tests"]) and spec["snapshot_b64"]
+        assert spec.protected_test_ids and set(spec.protected_tests) and spec.snapshot_b64
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -41,6 +41,8 @@ def _rewrite(path: Path, line: int, **changes) -> None:
     ({"protected_test_ids": ["elsewhere.py::test_x"]}, "protected_test_ids"),
     ({"snapshot": "../../etc/passwd"}, "snapshot"),
     ({"colour": "blue"}, "colour"),
+    ({"public_tests": "tests/"}, "public_tests"),
+    ({"timeout_s": "fast"}, "timeout_s"),
 ])
 def test_bad_lines_name_file_line_and_field(tmp_path, change, field):
     path = _copy(tmp_path)

@@ -14,6 +14,7 @@ import yaml
 
 from passgate.core.candidates.diffscan import scan_patch
 from passgate.core.kinds.sets import load_task_set
+from passgate.core.model import RepoSpec
 from passgate.core.run.repo import known_modules
 from passgate.core.run.repo_verdict import judge_patch
 from passgate.core.sandbox.docker_runner import DockerRunner
@@ -62,24 +63,24 @@ def _grade(runner, task_id: str, label: str) -> tuple[str | None, str]:
     """The patch's class as the engine judges the reply (against the reference's own reply), and the
     sandbox it ran in."""
     (task,) = load_task_set("repo", EXAMPLES / "repo" / "tasks.jsonl", task_ids=[task_id]).tasks
-    spec = json.loads(task.repo)
+    spec = task.repo
     reference = _reply(runner, spec, task.reference_solution)[0]
     scan = scan_patch(_candidate(task_id, label)["patch"], refuse_test_edits=True)
     reply, container = _reply(runner, spec, scan.graded_patch)
     outcomes = {suite: {k: v["outcome"] for k, v in ((reference.get(suite) or {}).get("tests") or {}).items()}
                 for suite in ("public", "protected")}
     verdict = judge_patch(reply, scan.as_dict(), expected_public=sorted(outcomes["public"]),
-                          expected_protected=list(spec["protected_test_ids"]), known_modules=known_modules(task, ()),
+                          expected_protected=list(spec.protected_test_ids), known_modules=known_modules(task, ()),
                           reference_public=outcomes["public"], reference_protected=outcomes["protected"])
     return verdict.failure_class, container
 
 
-def _reply(runner, spec: dict, patch: str) -> tuple[dict, str]:
-    limits = {**sandbox_limits(), "cpu_s": float(spec["timeout_s"]), "wall_s": float(spec["timeout_s"]) * 2}
-    job = repo_job(spec, patch, public_args=spec["public_tests"], limits=limits)
+def _reply(runner, spec: RepoSpec, patch: str) -> tuple[dict, str]:
+    limits = {**sandbox_limits(), "cpu_s": float(spec.timeout_s), "wall_s": float(spec.timeout_s) * 2}
+    job = repo_job(spec, patch, public_args=list(spec.public_tests), limits=limits)
     worker = runner.new_worker()
     try:
-        return worker.run_job(job, timeout_s=float(spec["timeout_s"]) * 6 + 60), worker.container_id
+        return worker.run_job(job, timeout_s=float(spec.timeout_s) * 6 + 60), worker.container_id
     finally:
         worker.close()
 
@@ -93,8 +94,7 @@ def test_every_runner_gives_each_patch_its_class(repo_runner, task_id, label):
 
 
 def test_each_patch_runs_in_a_fresh_sandbox_that_goes_with_it(repo_runner, docker_client):
-    spec = json.loads(load_task_set("repo", EXAMPLES / "repo" / "tasks.jsonl",
-                                    task_ids=["inflection-ordinal-teens"]).tasks[0].repo)
+    spec = load_task_set("repo", EXAMPLES / "repo" / "tasks.jsonl", task_ids=["inflection-ordinal-teens"]).tasks[0].repo
     patch = _candidate("inflection-ordinal-teens", "reference")["patch"]
     containers = [_reply(repo_runner, spec, patch)[1] for _ in range(2)]
     assert containers[0] != containers[1]

@@ -34,19 +34,19 @@ RUNNER_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "py"}
 
 def known_modules(task: Task, packages: tuple[str, ...]) -> set[str]:
     """Top-level names the code may import: the repository's own, the allowlist's, the runner's."""
-    spec = json.loads(task.repo)
     import base64
     import io
     import tarfile
+    spec = task.repo
     names = set(RUNNER_MODULES) | {p.import_key for p in parse_packages(packages)}
-    roots = [""] + [p.rstrip("/") + "/" for p in spec["pythonpath"]]
-    with tarfile.open(fileobj=io.BytesIO(base64.b64decode(spec["snapshot_b64"]))) as tar:
+    roots = [""] + [p.rstrip("/") + "/" for p in spec.pythonpath]
+    with tarfile.open(fileobj=io.BytesIO(base64.b64decode(spec.snapshot_b64))) as tar:
         for member in tar.getnames():
             for root in roots:
                 if member.startswith(root):
                     first = member[len(root):].split("/", 1)[0]
                     names.add(first[:-3] if first.endswith(".py") else first)
-    return names | {p.split("/", 1)[0].removesuffix(".py") for p in spec["protected_tests"]}
+    return names | {p.split("/", 1)[0].removesuffix(".py") for p in spec.protected_tests}
 
 
 LOSSES_BEFORE_PROBE = 2     # a patch whose sandbox is lost runs once more before the reference probes
@@ -149,12 +149,12 @@ class RepoGrading:
 
     def _request_of(self, job: Job) -> PatchRequest:
         task = self.ctx.tasks[job.task_id]
-        spec = json.loads(task.repo)
+        spec = task.repo
         scan = scan_patch(job.program, refuse_test_edits=self.refuse)
         self.scans[(job.task_id, job.candidate_index)] = scan.as_dict()
-        timeout = float(spec["timeout_s"])
+        timeout = float(spec.timeout_s)
         limits = {**self.ctx.limits, "cpu_s": timeout, "wall_s": timeout * 2}
-        args = spec["public_tests"]
+        args = list(spec.public_tests)
         return PatchRequest(job=repo_job(spec, scan.graded_patch, public_args=args, limits=limits),
                             reference=repo_job(spec, task.reference_solution, public_args=args, limits=limits),
                             timeout_s=timeout * 6 + 60, attempt=job.attempt)
@@ -236,12 +236,11 @@ class RepoGrading:
 
     # ---- rows ------------------------------------------------------------------------------
     def _verdict(self, task: Task, index: int, result: dict, scan: dict) -> PatchVerdict:
-        spec = json.loads(task.repo)
         own = index == REFERENCE_INDEX or (index == 0 and self.ctx.manifest.candidates.source == "reference")
         public, ref_public, ref_protected = _reference_outcomes(result) if own else \
             self.expected.get(task.task_id, ([], {}, {}))
         modules = known_modules(task, self.ctx.manifest.execution.packages)
-        return judge_patch(result, scan, expected_public=public, expected_protected=list(spec["protected_test_ids"]),
+        return judge_patch(result, scan, expected_public=public, expected_protected=list(task.repo.protected_test_ids),
                            known_modules=modules, reference_public=ref_public, reference_protected=ref_protected)
 
     def _record(self, task: Task, job: Job, result: dict) -> dict:

@@ -119,7 +119,8 @@ def task_rows(tasks: list[Task]) -> list[dict]:
              "test_setup": t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
              "reference_solution": t.reference_solution, "completion_style": t.completion_style,
              "classic_suffix": t.classic_suffix, "public_suffix": t.public_suffix,
-             "protected_suffix": t.protected_suffix or None, "oracle_json": t.oracle or None, "repo_json": t.repo or None, "cpu_limit_s": None, "reference_cpu_s": None,
+             "protected_suffix": t.protected_suffix or None, "oracle_json": t.oracle or None,
+             "repo_json": t.repo.to_json() if t.repo else None, "cpu_limit_s": None, "reference_cpu_s": None,
              "allowed_imports_json": json.dumps(list(t.allowed_imports)), "signature_json": t.signature or None,
              "infill_suffix": t.infill_suffix if t.completion_style == "infill" else None}
             for i, t in enumerate(tasks)]

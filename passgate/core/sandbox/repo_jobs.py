@@ -11,32 +11,38 @@ import hashlib
 import json
 from pathlib import Path
 
+from passgate.core.model import RepoSpec
+
 PROGRAM_DIR = Path(__file__).resolve().parent / "repo_program"
-PROGRAM_PARTS = ("apply.py", "grader.py")
+PLUGIN = "plugin.py"       # travels in each job, written where pytest loads it: not a module of the program
+
+
+def program_modules() -> dict[str, str]:
+    """Every module of core/sandbox/repo_program/ but the plugin, by name (`worker` is the entry)."""
+    return {path.stem: path.read_text() for path in sorted(PROGRAM_DIR.glob("*.py")) if path.name != PLUGIN}
 
 
 def repo_program() -> str:
-    """The program as the container's bootstrap takes it (docker_runner.BOOT): modules by name, the
-    grader's parts as one module `worker`."""
-    source = "\n\n".join((PROGRAM_DIR / part).read_text() for part in PROGRAM_PARTS)
-    return json.dumps({"__init__": "", "worker": source}, sort_keys=True)
+    """The program as the container's bootstrap takes it (docker_runner.BOOT): {module: source}, served
+    as the package `pgw`, whose modules import one another as they do here."""
+    return json.dumps(program_modules(), sort_keys=True)
 
 
 def plugin_source() -> str:
-    return (PROGRAM_DIR / "plugin.py").read_text()
+    return (PROGRAM_DIR / PLUGIN).read_text()
 
 
 def program_sha256() -> str:
     return hashlib.sha256((repo_program() + plugin_source()).encode()).hexdigest()
 
 
-def repo_job(spec: dict, patch: str, *, public_args: list[str], limits: dict) -> dict:
+def repo_job(spec: RepoSpec, patch: str, *, public_args: list[str], limits: dict) -> dict:
     """What the grader receives for one patch: the snapshot, the patch to apply, the commands, the
     protected tests (copied in only after the build and the public tests) and the limits."""
-    return {"op": "repo", "snapshot": spec["snapshot_b64"], "patch": patch, "setup_command": spec["setup_command"],
-            "public_args": public_args, "protected": spec["protected_tests"],
-            "protected_args": list(spec["protected_test_ids"]), "pythonpath": spec["pythonpath"],
+    return {"op": "repo", "snapshot": spec.snapshot_b64, "patch": patch, "setup_command": spec.setup_command,
+            "public_args": list(public_args), "protected": dict(spec.protected_tests),
+            "protected_args": list(spec.protected_test_ids), "pythonpath": list(spec.pythonpath),
             "limits": limits, "plugin": plugin_source()}
 
 
-__all__ = ["plugin_source", "program_sha256", "repo_job", "repo_program"]
+__all__ = ["plugin_source", "program_modules", "program_sha256", "repo_job", "repo_program"]

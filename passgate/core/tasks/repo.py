@@ -15,7 +15,7 @@ import tarfile
 from pathlib import Path
 
 from passgate.core.errors import ConfigError
-from passgate.core.model import Task
+from passgate.core.model import RepoSpec, Task
 
 from .io import iter_json_lines, optional, require
 
@@ -83,7 +83,7 @@ def _check_snapshot(data: bytes, protected: dict[str, str], path: Path, line: in
 
 
 def load(path: Path, text: str, default_slice: str, default_exposure: str) -> tuple[list[Task], list[str]]:
-    """Tasks in file order; each Task's `repo` holds the grading spec as JSON."""
+    """Tasks in file order; each Task's `repo` is its grading spec."""
     base = path.parent
     tasks, seen = [], {}
     for line, record in iter_json_lines(path, text):
@@ -117,16 +117,16 @@ def _task(base, record, task_id, path, line, default_slice, default_exposure) ->
         raise ConfigError(f"{exposure!r} is not one of {', '.join(EXPOSURES)}", path=str(path), line=line,
                           field="exposure")
     timeout = optional(record, "timeout_s", (int, float), 120, path, line)
-    spec = {"snapshot": str(record["snapshot"]), "snapshot_sha256": record["snapshot_sha256"],
-            "snapshot_b64": base64.b64encode(snapshot).decode("ascii"),
-            "setup_command": optional(record, "setup_command", str, "", path, line),
-            "public_tests": _str_list(record, "public_tests", path, line),
-            "protected_tests": protected, "protected_test_ids": ids,
-            "pythonpath": _str_list(record, "pythonpath", path, line),
-            "project": optional(record, "project", dict, {}, path, line), "timeout_s": float(timeout)}
+    spec = RepoSpec(snapshot=str(record["snapshot"]), snapshot_sha256=record["snapshot_sha256"],
+                    snapshot_b64=base64.b64encode(snapshot).decode("ascii"),
+                    setup_command=optional(record, "setup_command", str, "", path, line),
+                    public_tests=_str_list(record, "public_tests", path, line),
+                    protected_tests=protected, protected_test_ids=ids,
+                    pythonpath=_str_list(record, "pythonpath", path, line),
+                    project=optional(record, "project", dict, {}, path, line), timeout_s=float(timeout))
     tags = _str_list(record, "tags", path, line)
     return Task(task_id=task_id, slice=optional(record, "slice", str, default_slice, path, line),
                 prompt=require(record, "instruction", str, path, line), entry_point="",
-                public_tests=json.dumps(spec["public_tests"]), protected_tests="\n".join(ids),
+                public_tests=json.dumps(list(spec.public_tests)), protected_tests="\n".join(ids),
                 reference_solution=reference, completion_style="patch", tags=tuple(tags), exposure=exposure,
-                repo=json.dumps(spec, sort_keys=True))
+                repo=spec)

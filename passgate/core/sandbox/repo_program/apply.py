@@ -1,5 +1,6 @@
-# Strict unified-diff application over an in-memory tree {path: bytes}: every context and removed
-# line must match at the line the hunk names (no offset, no fuzz), paths stay inside the tree.
+"""Strict unified-diff application over an in-memory tree {path: bytes}: every context and removed
+line must match at the line the hunk names (no offset, no fuzz), paths stay inside the tree. A
+patch that GNU patch would place with an offset is refused: the model named the lines it changes."""
 
 
 class PatchError(Exception):
