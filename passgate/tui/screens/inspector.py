@@ -14,7 +14,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 
-from passgate.core.model import RepoSpec
 from passgate.core.words import class_words
 
 from .. import languages, records
@@ -274,7 +273,7 @@ class InspectorScreen(RecordScreen):
         if cand is None or task is None:
             return
         last = next((a for a in reversed(attempts) if a["purpose"] != "rerun"), attempts[-1] if attempts else {})
-        repo = RepoSpec.from_record(task.get("repo_json")) is not None
+        repo = bool(task.get("repo_json"))            # a repository task: its patch and its suites
         # a task in another language says where its verdict was decided in its head (tui/languages.py); its
         # attempts carry no per-assertion record
         decided = "" if languages.language_of(task) else decided_line(attempts, d.get("grading_protocol"))
