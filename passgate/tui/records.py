@@ -8,13 +8,12 @@ scans, never a Python loop per row.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from passgate.core.errors import ConfigError
-from passgate.core.manifest import ScoringContract
+from passgate.core.manifest import ScoringContract, frozen_manifest
 from passgate.core.record.queries import console
 from passgate.core.record.store import Store
 from passgate.core.score.report import scoring_contract
@@ -79,10 +78,12 @@ def pass_at_1_by_run(store: Store) -> dict[str, float]:
     return out
 
 
-def _scoring(canonical_json: str | None):
+def _scoring(canonical_json: str | None) -> ScoringContract:
+    """The run's scoring contract as its report applies it (the defaults when the record holds no readable
+    manifest); a contract the report refuses (a k below 1) shows micro here, and the report says why."""
     try:
-        return scoring_contract(json.loads(canonical_json or "{}"))
-    except (ValueError, ConfigError):       # an unusable manifest: the report says why; the list shows micro
+        return scoring_contract(frozen_manifest(canonical_json))
+    except ConfigError:
         return ScoringContract()
 
 
