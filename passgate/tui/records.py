@@ -72,19 +72,21 @@ def pass_at_1_by_run(store: Store) -> dict[str, float]:
         if not tasks:
             continue
         config = _scoring(canonical_json)
+        if config is None:              # the report refuses this run's contract: no figure either
+            continue
         n, c = np.array([t[0] for t in tasks]), np.array([t[1] for t in tasks])
         strata = Strata.from_slices([t[2] for t in tasks], config.weights)
         out[run_id] = aggregate(pass_at_k_array(n, c, 1), strata, config.aggregation)
     return out
 
 
-def _scoring(canonical_json: str | None) -> ScoringContract:
-    """The run's scoring contract as its report applies it (the defaults when the record holds no readable
-    manifest); a contract the report refuses (a k below 1) shows micro here, and the report says why."""
+def _scoring(canonical_json: str | None) -> ScoringContract | None:
+    """The run's scoring contract as its report applies it (the defaults when the record holds no
+    manifest); None for one the report refuses (unreadable, a k below 1), which the report names."""
     try:
         return scoring_contract(frozen_manifest(canonical_json))
     except ConfigError:
-        return ScoringContract()
+        return None
 
 
 # ------------------------------------------------------------------------------ live view

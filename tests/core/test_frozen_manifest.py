@@ -103,8 +103,10 @@ UNREADABLE = {
 
 
 @pytest.mark.parametrize("text", UNREADABLE.values(), ids=UNREADABLE.keys())
-def test_a_frozen_manifest_that_cannot_be_rebuilt_reads_as_none(text):
-    assert frozen_manifest(text) is None
+def test_a_frozen_manifest_that_cannot_be_rebuilt_is_refused_naming_what(text):
+    with pytest.raises(ConfigError, match="the run's frozen manifest"):
+        frozen_manifest(text)
+    assert frozen_manifest(None) is None and frozen_manifest("") is None
 
 
 EMPTY_CONFIG = {"candidates_source": None, "decoding": None, "tasks_contract": None, "import_policy": [],
@@ -122,9 +124,14 @@ def _missing_manifest(store, run_id):
     store.db.execute("DELETE FROM manifests WHERE manifest_id = ?", ["m-" + run_id])
 
 
-@pytest.mark.parametrize("spoil", [_unreadable_manifest, _missing_manifest], ids=["unreadable", "missing"])
-def test_a_report_without_a_readable_manifest_shows_the_defaults_and_an_empty_configuration(store, spoil):
-    spoil(store, "r-old")
+def test_a_report_whose_frozen_manifest_cannot_be_rebuilt_is_refused_naming_the_key(store):
+    _unreadable_manifest(store, "r-bad")
+    with pytest.raises(ConfigError, match=r"the run's frozen manifest: tasks\.sets\.0\.id: unknown key"):
+        build_report(store, "r-bad", parallel=False)
+
+
+def test_a_report_without_its_manifest_shows_the_defaults_and_an_empty_configuration(store):
+    _missing_manifest(store, "r-old")
     assert load_manifest(store, store.run("r-old")) is None
     report = build_report(store, "r-old", parallel=False)
     cfg = report["config"]
@@ -137,9 +144,16 @@ def test_a_report_without_a_readable_manifest_shows_the_defaults_and_an_empty_co
     assert report["generation"] is None
 
 
-def test_the_gate_reads_each_sections_defaults_without_a_readable_manifest(store):
+def test_the_gate_refuses_a_frozen_manifest_it_cannot_read(store):
     record_run(store, "r-unreadable")
     store.db.execute("UPDATE manifests SET canonical_json = '{not json'")
+    with pytest.raises(ConfigError, match="the run's frozen manifest: not JSON"):
+        gather_facts(store, "r-unreadable", secure(), check_contamination=False)
+
+
+def test_the_gate_reads_each_sections_defaults_without_a_manifest(store):
+    record_run(store, "r-unreadable")
+    store.db.execute("UPDATE manifests SET canonical_json = ''")
     f = gather_facts(store, "r-unreadable", secure(), check_contamination=False)
     assert (f.manifest_policy, f.candidate_source, f.runner, f.crosscheck) == ("secure-default", "", "docker", "none")
     assert (f.declared, f.packages, f.base_image_digest, f.pinned_digest) == ((), (), "", "")

@@ -23,15 +23,18 @@ SOURCE = "the run's frozen manifest"
 
 
 def frozen_manifest(canonical_json: str | None) -> Manifest | None:
-    """The typed manifest a record froze, or None when it holds none that can be rebuilt: no manifest,
-    text that is not JSON, a required key missing, an unknown key, a value of the wrong type.
+    """The typed manifest a record froze; None when the record holds none (the report then applies
+    the model's default scoring contract and shows an empty configuration, the gate reads each
+    section's defaults).
 
-    Every reader takes None as a record without its manifest row: the report applies the model's
-    default scoring contract and shows an empty configuration, the gate reads each section's defaults.
+    A frozen manifest that is there and cannot be rebuilt (not JSON, a required key missing, an unknown
+    key, a value of the wrong type) is refused with a ConfigError naming the key: deciding from
+    defaults in its place would differ from what was run, silently.
     """
     if not canonical_json:
         return None
     try:
-        return build_section(Manifest, json.loads(canonical_json), (), {}, SOURCE)
-    except (ValueError, ConfigError):      # json's errors are ValueErrors
-        return None
+        data = json.loads(canonical_json)
+    except ValueError as exc:
+        raise ConfigError(f"not JSON ({exc})", path=SOURCE) from None
+    return build_section(Manifest, data, (), {}, SOURCE)

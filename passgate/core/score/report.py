@@ -67,8 +67,8 @@ def scoring_contract(manifest: Manifest | None) -> ScoringContract:
 
 
 def load_manifest(store, run: Mapping) -> Manifest | None:
-    """The run's frozen manifest as the typed model; None when the record holds none that can be
-    rebuilt, and then the report shows the defaults and an empty configuration."""
+    """The run's frozen manifest as the typed model; None when the record holds none, and then the
+    report shows the defaults and an empty configuration. One that cannot be rebuilt is refused."""
     try:
         row = store.manifest(run["manifest_id"]) if run.get("manifest_id") else None
     except StoreError:  # no manifest row
