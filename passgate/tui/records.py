@@ -8,13 +8,12 @@ scans, never a Python loop per row.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from passgate.core.errors import ConfigError
-from passgate.core.manifest import ScoringContract
+from passgate.core.manifest import ScoringContract, frozen_manifest
 from passgate.core.record.queries import console
 from passgate.core.record.store import Store
 from passgate.core.score.report import scoring_contract
@@ -73,17 +72,21 @@ def pass_at_1_by_run(store: Store) -> dict[str, float]:
         if not tasks:
             continue
         config = _scoring(canonical_json)
+        if config is None:              # the report refuses this run's contract: no figure either
+            continue
         n, c = np.array([t[0] for t in tasks]), np.array([t[1] for t in tasks])
         strata = Strata.from_slices([t[2] for t in tasks], config.weights)
         out[run_id] = aggregate(pass_at_k_array(n, c, 1), strata, config.aggregation)
     return out
 
 
-def _scoring(canonical_json: str | None):
+def _scoring(canonical_json: str | None) -> ScoringContract | None:
+    """The run's scoring contract as its report applies it (the defaults when the record holds no
+    manifest); None for one the report refuses (unreadable, a k below 1), which the report names."""
     try:
-        return scoring_contract(json.loads(canonical_json or "{}"))
-    except (ValueError, ConfigError):       # an unusable manifest: the report says why; the list shows micro
-        return ScoringContract()
+        return scoring_contract(frozen_manifest(canonical_json))
+    except ConfigError:
+        return None
 
 
 # ------------------------------------------------------------------------------ live view

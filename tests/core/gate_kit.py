@@ -8,7 +8,7 @@ import json
 from passgate.core.gate.facts import (CheckFact, Contamination, Counts, GateFacts, IntegrityFacts, Score, SignoffFact,
                                       SliceFact, SliceIntegrity)
 from passgate.core.gate.policy import load_policy
-from passgate.core.manifest import parse_manifest
+from passgate.core.manifest import Manifest, parse_manifest
 from passgate.core.record.store import Store
 
 DIGEST = "sha256:" + "ab" * 32
@@ -121,9 +121,11 @@ gate:
 
 def record_run(store: Store, run_id: str = "r-test", *, policy: str = "secure-default", tasks: int = 6,
                passed: int = 4, extra: str = "", prompts=None, references=None, programs=None,
-               runtime: str = "runsc", status: str = "completed") -> str:
-    """Write a small completed run through the real Store, as the engine would record it."""
-    m = parse_manifest(MANIFEST.format(digest=DIGEST, policy=policy, extra=extra), "/tmp/gate-test/manifest.yaml")
+               runtime: str = "runsc", status: str = "completed", manifest: Manifest | None = None) -> str:
+    """Write a small completed run through the real Store, as the engine would record it; `manifest`
+    replaces the kit's own (parsed from MANIFEST with `policy` and `extra`)."""
+    m = manifest or parse_manifest(MANIFEST.format(digest=DIGEST, policy=policy, extra=extra),
+                                   "/tmp/gate-test/manifest.yaml")
     store.save_manifest(m.manifest_id, m.name, m.canonical_json(), "", "/tmp/gate-test/manifest.yaml")
     probe = [{"name": n, "ok": True, "saw": s, "boundary": b} for n, b, s in PROBE]
     pre = [{"name": n, "ok": True, "saw": s, "boundary": b} for n, b, s in PREFLIGHT]

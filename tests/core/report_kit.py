@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
+from passgate.core.manifest import (
+    CandidatesContract,
+    ExecutionContract,
+    ImportSpec,
+    IntervalSpec,
+    Manifest,
+    ModelSpec,
+    ScoringContract,
+    TasksContract,
+    TaskSetSpec,
+    TimeoutSpec,
+)
 from passgate.core.record.store import Store
 
 PROBE = {"checks": [{"name": "only_loopback_interface", "ok": True, "saw": "interfaces ['lo']"}]}
@@ -37,24 +48,24 @@ class TaskSpec:
     set_id: str = ""
 
 
-def manifest(k=(1,), aggregation="micro", weights=None, resamples=400, seed=3, level=0.95, method="bootstrap") -> dict:
-    return {"name": "kit", "tasks": {"sets": [{"id": "humaneval"}]},
-            "candidates": {"source": "import", "model": {"name": "kit-model", "temperature": 0.2}},
-            "generation": None,
-            "execution": {"runtime": "runsc", "packages": [], "network": "none",
-                          "timeout": {"calibrate": True, "floor_s": 1.0, "factor": 4.0},
-                          "limits": {"cpu_s": 3.0, "wall_factor": 4.0}},
-            "scoring": {"k": list(k), "aggregation": aggregation, "weights": weights or {},
-                        "interval": {"method": method, "level": level, "resamples": resamples, "seed": seed}},
-            "gate": {}}
+def manifest(k=(1,), aggregation="micro", weights=None, resamples=400, seed=3, level=0.95,
+             method="bootstrap") -> Manifest:
+    """The kit's manifest with these scoring settings: the model's defaults elsewhere."""
+    return Manifest(name="kit", tasks=TasksContract(sets=(TaskSetSpec("humaneval"), TaskSetSpec("mbpp"))),
+                    candidates=CandidatesContract("import", ModelSpec(name="kit-model", temperature=0.2),
+                                                  ImportSpec("kit.jsonl")),
+                    execution=ExecutionContract(timeout=TimeoutSpec(floor_s=1.0)),
+                    scoring=ScoringContract(k=tuple(k), aggregation=aggregation,
+                                            weights={s: float(w) for s, w in (weights or {}).items()},
+                                            interval=IntervalSpec(method, level, resamples, seed)))
 
 
-def record(store: Store, run_id: str, tasks: list[TaskSpec], cands: list[Cand], *, scoring: dict | None = None,
+def record(store: Store, run_id: str, tasks: list[TaskSpec], cands: list[Cand], *, scoring: Manifest | None = None,
            model: str = "kit-model") -> str:
-    """Write a run with these tasks and candidates; returns the run id."""
+    """Write a run with these tasks and candidates (and `scoring`, the kit's manifest by default); returns the run id."""
     m = scoring if scoring is not None else manifest()
     manifest_id = "m-" + run_id
-    store.save_manifest(manifest_id, "kit", json.dumps(m, sort_keys=True), "name: kit\n", "kit.yaml")
+    store.save_manifest(manifest_id, "kit", m.canonical_json(), "name: kit\n", "kit.yaml")
     store.create_run({"run_id": run_id, "manifest_id": manifest_id, "name": "kit", "status": "completed",
                       "model": model, "runtime": "runsc", "image": "passgate-sandbox:test",
                       "image_digest": "sha256:" + "cd" * 32, "probe_json": PROBE, "preflight_json": PREFLIGHT,

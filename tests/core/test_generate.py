@@ -22,7 +22,7 @@ import yaml
 from passgate.core.candidates.generate import EndpointRefused, generate_candidates
 from passgate.core.candidates.prompts import chat_messages, render_prompt
 from passgate.core.errors import ConfigError
-from passgate.core.manifest import parse_manifest
+from passgate.core.manifest import frozen_manifest, parse_manifest
 from passgate.core.record.store import Store, verify_chain
 from passgate.core.score.generation import generation_lines, generation_section
 from passgate.core.tasks.humaneval import default_path, load
@@ -319,7 +319,7 @@ def test_generation_section_counts_tokens_time_retries_and_errors_from_the_recor
     store = Store(tmp_path / "g.db")
     store.save_tasks("r-test", task_rows([humaneval_tasks[t] for t in TASK_IDS]))
     store.append("candidates", candidate_rows("r-test", cands))
-    summary = generation_section(store.db.conn, "r-test", manifest.canonical())
+    summary = generation_section(store.db.conn, "r-test", manifest)
     assert summary["expected"] == summary["candidates"] == 6 and summary["ok"] == 4
     assert summary["generation_error_count"] == len(summary["generation_errors"]) == 2
     assert summary["requests"] == 12 and summary["retries"] == 6 and summary["failed_requests"] == 8
@@ -403,7 +403,7 @@ def test_passgate_run_generates_grades_and_records_every_candidate(tmp_path, e2e
     ok = [c for c in cands.values() if c["gen_status"] == "ok"]
     assert report["cost"]["prompt_tokens"] == sum(c["prompt_tokens"] for c in ok)
     summary = generation_section(store.db.conn, run_id,
-                                 json.loads(store.manifest(store.run(run_id)["manifest_id"])["canonical_json"]))
+                                 frozen_manifest(store.manifest(store.run(run_id)["manifest_id"])["canonical_json"]))
     assert summary["truncated"] == 2 and summary["generation_error_count"] == 2 and summary["retries"] == 16
     assert summary["requests"] == 32 and summary["expected"] == summary["candidates"] == 16
     print("\n".join(generation_lines(summary)))
@@ -485,7 +485,7 @@ def test_repair_rounds_run_the_public_suite_in_the_sandbox_and_are_recorded(tmp_
             check = json.loads(c["gen_attempts_json"])[1]
             assert check["feedback"]                    # what the model was told, recorded
     summary = generation_section(store.db.conn, run_id,
-                                 json.loads(store.manifest(store.runs()[0]["manifest_id"])["canonical_json"]))
+                                 frozen_manifest(store.manifest(store.runs()[0]["manifest_id"])["canonical_json"]))
     assert (summary["requests"], summary["repair_rounds"], summary["retries"]) == (6, 2, 0)
     assert "repair on, 1 rounds (2 used)" in "\n".join(generation_lines(summary))
     store.close()

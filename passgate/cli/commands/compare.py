@@ -23,10 +23,10 @@ def register(sub) -> None:
 def _compare(args) -> int:
     from passgate.core.record.store import Store, default_db_path
     from passgate.core.score.compare import build_comparison
-    from passgate.core.score.report import load_manifest
+    from passgate.core.score.report import load_manifest, scoring_contract
     store = Store(args.db or default_db_path(), create=False)
     cand = store.run(args.candidate)
-    manifest_interval = (load_manifest(store, cand).get("scoring") or {}).get("interval")
+    manifest_interval = scoring_contract(load_manifest(store, cand)).interval
     ks, interval = scoring_overrides(args, manifest_interval)
     comp = build_comparison(store, args.baseline, args.candidate, k=ks, interval=interval)
     if args.json:

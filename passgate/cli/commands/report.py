@@ -3,6 +3,7 @@ JSON / Markdown / JUnit / SVG files; `--whatif` re-scores the record under other
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -43,7 +44,8 @@ def register(sub) -> None:
 
 
 def scoring_overrides(args, manifest_interval=None):
-    """(k list or None, IntervalSpec or None) from the command-line overrides."""
+    """(k list or None, IntervalSpec or None) from the command-line overrides, over the manifest's
+    interval (an IntervalSpec) for what they leave unsaid."""
     from passgate.core.errors import ConfigError
     from passgate.core.score.intervals import IntervalSpec
     ks = None
@@ -59,7 +61,7 @@ def scoring_overrides(args, manifest_interval=None):
               if getattr(args, attr) is not None}
     if not fields:
         return ks, None
-    base = manifest_interval or {}
+    base = dataclasses.asdict(manifest_interval) if manifest_interval is not None else {}
     try:
         return ks, IntervalSpec.from_config({**base, **fields})
     except ValueError as exc:
@@ -90,14 +92,14 @@ def _results(store, run_id: str, target: str) -> None:
 def _report(args) -> int:
     from passgate.core.export import formats as export
     from passgate.core.record.store import Store, default_db_path
-    from passgate.core.score.report import build_report, load_manifest
+    from passgate.core.score.report import build_report, load_manifest, scoring_contract
     store = Store(args.db or default_db_path(), create=False)
     run = store.run(args.run)
     if args.results:
         _results(store, run["run_id"], args.results)
         if not (args.json or args.markdown or args.junit or args.svg):
             return 0
-    manifest_interval = (load_manifest(store, run).get("scoring") or {}).get("interval")
+    manifest_interval = scoring_contract(load_manifest(store, run)).interval
     ks, interval = scoring_overrides(args, manifest_interval)
     report = build_report(store, run["run_id"], interval=interval, k=ks, whatif=args.whatif)
     to_stdout = []

@@ -9,6 +9,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from passgate.core import kinds as kind_registry
+from passgate.core.manifest import (
+    ExecutionContract,
+    GateSection,
+    Manifest,
+    ScoringContract,
+    frozen_form,
+    frozen_manifest,
+    resolve_path,
+)
 from passgate.core.model import is_canary
 from passgate.core.record.queries import gate as q
 from passgate.core.record.store import Store, verify_chain
@@ -62,44 +71,51 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
     run = store.run(run_id)
     rid = run["run_id"]
     stored = store.manifest(run["manifest_id"])
-    m = _json(stored["canonical_json"], {})
-    ex, gate, sc = m.get("execution", {}), m.get("gate", {}), m.get("scoring", {})
+    m = frozen_manifest(stored["canonical_json"])
+    ex, gate, sc = _sections(m)
     all_tasks = store.rows("tasks", rid, order="position")
     task_rows = [t for t in all_tasks if not is_canary(t["task_id"])]     # canaries are judged apart
     slices = _slices(m, task_rows)
     exposure = {s.name: s.exposure for s in slices}
     counts, per_task = _outcomes(store, rid, task_rows)
-    interval = {**sc.get("interval", {}), "aggregation": sc.get("aggregation", "micro"),
-                "weights": sc.get("weights", {})}
+    interval = {**frozen_form(sc.interval), "aggregation": sc.aggregation, "weights": dict(sc.weights)}
     preflight = _checks(run.get("preflight_json"), "preflight")
-    corpus_path = Path(corpus) if corpus else _manifest_path(stored.get("source_path"), gate.get("contamination_corpus"))
+    corpus_path = Path(corpus) if corpus else resolve_path(stored.get("source_path") or None,
+                                                           gate.contamination_corpus or None)
+    source = m.candidates.source if m is not None else ""
     return GateFacts(
         run_id=rid, status=run.get("status") or "", operator=run.get("operator") or "",
-        manifest_id=run["manifest_id"], manifest_policy=gate.get("policy", "secure-default"),
-        model=run.get("model") or "", candidate_source=m.get("candidates", {}).get("source", ""),
-        runner=ex.get("runner", "docker"), runtime=_runtime_used(run, preflight), image=run.get("image") or "",
+        manifest_id=run["manifest_id"], manifest_policy=gate.policy,
+        model=run.get("model") or "", candidate_source=source,
+        runner=ex.runner, runtime=_runtime_used(run, preflight), image=run.get("image") or "",
         image_digest=run.get("image_digest") or "", pinned_digest=_pinned_digest(ex, run),
         limits=_json(run.get("limits_json"), {}), probe=_checks(run.get("probe_json"), "probe"), preflight=preflight,
         selfcheck=_json(run.get("selfcheck_json"), {}), fidelity=_fidelity(store, rid),
-        crosscheck=ex.get("crosscheck", "sample") if run.get("grading_protocol") else "none",
-        declared=tuple(DeclaredRelaxation(r.get("boundary", ""), r.get("setting", ""), r.get("justification", ""))
-                       for r in gate.get("relaxations", [])),
-        packages=_packages(ex.get("packages")), base_image_digest=ex.get("base_image_digest") or "",
-        repository=_repository(store, rid), rerun_policy=ex.get("reruns", {}).get("policy", "none"),
-        rerun_count=int(ex.get("reruns", {}).get("count", 1)), slices=slices, tasks=len(task_rows),
+        crosscheck=ex.crosscheck if run.get("grading_protocol") else "none",
+        declared=tuple(DeclaredRelaxation(r.boundary, r.setting, r.justification) for r in gate.relaxations),
+        packages=tuple(ex.packages), base_image_digest=ex.base_image_digest or "",
+        repository=_repository(store, rid), rerun_policy=ex.reruns.policy,
+        rerun_count=ex.reruns.count, slices=slices, tasks=len(task_rows),
         tasks_with_protected=sum(1 for t in task_rows if (t.get("protected_tests") or "").strip()),
         counts=counts, score=score(per_task, interval), per_task=per_task,
         chain_findings=tuple(verify_chain(store, rid)),
         signoffs=tuple(SignoffFact(r["boundary"], r["reviewer"] or "", r["decision"] or "", r["statement"] or "",
                                    r["at"] or "") for r in store.rows("signoffs", rid)),
-        contamination=_contamination(store, rid, task_rows, exposure, policy, corpus_path,
-                                     m.get("candidates", {}).get("source", ""))
+        contamination=_contamination(store, rid, task_rows, exposure, policy, corpus_path, source)
         if check_contamination else Contamination(notes=("contamination not checked",)),
         security=_security(store, rid, policy.security.severity),
         canaries=_canaries(store, rid, len(all_tasks) - len(task_rows)),
         tamper_candidates=_tamper_candidates(store, rid), contract=_contract(store, run),
         integrity=_integrity(store, run), interval=interval, error=plain(run.get("error") or ""),
-        latency=_latency(store, rid, float(interval.get("level", 0.95))), languages=_languages(task_rows, per_task))
+        latency=_latency(store, rid, sc.interval.level), languages=_languages(task_rows, per_task))
+
+
+def _sections(m: Manifest | None) -> tuple[ExecutionContract, GateSection, ScoringContract]:
+    """The contracts the gate decides from; the model's defaults when the record holds no manifest that
+    can be rebuilt (core/manifest/frozen.py), as for any key the record lacks."""
+    if m is None:
+        return ExecutionContract(), GateSection(), ScoringContract()
+    return m.execution, m.gate, m.scoring
 
 
 def _contract(store: Store, run: dict) -> ContractFacts:
@@ -144,13 +160,13 @@ def _languages(task_rows: list[dict], per_task: dict) -> dict:
     return out
 
 
-def _pinned_digest(ex: dict, run: dict) -> str:
+def _pinned_digest(ex: ExecutionContract, run: dict) -> str:
     """The digest the manifest pins for the image the run used (tasks in other languages pin one per
     language, in execution.language_images)."""
-    if ex.get("image_digest"):
-        return ex["image_digest"]
+    if ex.image_digest:
+        return ex.image_digest
     used = run.get("image_digest") or ""
-    return used if used and used in (ex.get("language_images") or {}).values() else ""
+    return used if used and used in ex.language_images.values() else ""
 
 
 def _tamper_candidates(store: Store, rid: str) -> int | None:
@@ -183,21 +199,6 @@ def _repository(store: Store, run_id: str) -> dict:
     return {"totals": section["totals"], "tampering": section["tampering"]} if section else {}
 
 
-def _packages(value) -> tuple[str, ...]:
-    if not value:
-        return ()
-    return (value,) if isinstance(value, str) else tuple(str(v) for v in value)
-
-
-def _manifest_path(source_path: str | None, value: str | None) -> Path | None:
-    if not value:
-        return None
-    p = Path(value).expanduser()
-    if not p.is_absolute() and source_path:
-        p = Path(source_path).resolve().parent / p
-    return p
-
-
 def _runtime_used(run: dict, preflight: tuple[CheckFact, ...]) -> str:
     """The container's runtime: the preflight's observation when it disagrees with the request."""
     for c in preflight:
@@ -207,8 +208,8 @@ def _runtime_used(run: dict, preflight: tuple[CheckFact, ...]) -> str:
     return run.get("runtime") or ""
 
 
-def _slices(m: dict, task_rows: list[dict]) -> tuple[SliceFact, ...]:
-    kinds = {(s.get("slice") or s.get("kind")): s.get("kind", "") for s in m.get("tasks", {}).get("sets", [])}
+def _slices(m: Manifest | None, task_rows: list[dict]) -> tuple[SliceFact, ...]:
+    kinds = {(s.slice or s.kind): s.kind for s in (m.tasks.sets if m is not None else ())}
     by_slice: dict[str, list[dict]] = defaultdict(list)
     for t in task_rows:
         by_slice[t["slice"]].append(t)

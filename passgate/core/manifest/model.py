@@ -235,7 +235,8 @@ class IntervalSpec:
 
     @classmethod
     def from_config(cls, config: Mapping | None) -> IntervalSpec:
-        """From a frozen manifest's `scoring.interval` section, or options; missing keys take the defaults."""
+        """From command-line options over a spec, or the gate facts' interval; missing keys take the
+        defaults. (A frozen manifest's section is rebuilt with the manifest, core/manifest/frozen.py.)"""
         config = dict(config or {})
         return cls(method=str(config.get("method", cls.method)), level=float(config.get("level", cls.level)),
                    resamples=int(config.get("resamples", cls.resamples)), seed=int(config.get("seed", cls.seed)))
@@ -318,6 +319,12 @@ def _to_plain(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {str(k): _to_plain(v) for k, v in obj.items()}
     return obj
+
+
+def frozen_form(part: Any) -> Any:
+    """A part of the manifest as `canonical_json` freezes it: later keys at their default left out,
+    keys sorted. A report that quotes a frozen section shows exactly what the record holds."""
+    return json.loads(json.dumps(_to_plain(part), sort_keys=True))
 
 
 def grader_of(m: Manifest) -> str:

@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from passgate.core.manifest import Manifest, frozen_form
 from passgate.core.record.queries import sections as q
 
 from .contract import import_policy
@@ -56,29 +57,21 @@ def run_section(run: Mapping) -> RunSection:
     return out
 
 
-def _get(d: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(d, Mapping):
-            return None
-        d = d.get(key)
-    return d
-
-
-def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> ConfigSection:
-    """Model, decoding, benchmark revisions and hashes, test/timeout/package policy, image."""
+def config_section(store, run: Mapping, manifest: Manifest | None, recs: RunRecords) -> ConfigSection:
+    """Model, decoding, benchmark revisions and hashes, test/timeout/package policy, image. The frozen
+    sections are quoted as the record holds them; without a readable manifest they are empty (None)."""
     sets = [{"set_id": s.set_id, "revision": s.revision, "sha256": s.sha256, "tasks": s.tasks}
             for s in q.task_sets(store, run["run_id"])]
-    execution = _get(manifest, "execution") or {}
     limits = np.asarray(recs.cpu_limit, dtype=float)
     calibrated = limits[np.isfinite(limits)]
-    packages = _get(execution, "packages")
-    packages = [packages] if isinstance(packages, str) else list(packages or [])
+    ex = manifest.execution if manifest is not None else None
+    packages = list(ex.packages) if ex is not None else []
     return {
-        "model": run.get("model") or _get(manifest, "generation", "model") or _get(manifest, "candidates", "model", "name"),
-        "candidates_source": _get(manifest, "candidates", "source"),
-        "decoding": _get(manifest, "generation") or _get(manifest, "candidates", "model"),
+        "model": run.get("model") or _model_name(manifest),
+        "candidates_source": manifest.candidates.source if manifest is not None else None,
+        "decoding": _decoding(manifest),
         "benchmarks": sets,
-        "tasks_contract": _get(manifest, "tasks"),
+        "tasks_contract": _frozen(manifest, "tasks"),
         "test_policy": {
             "headline_suite": "protected",
             "verifier": recs.rescore.verifier,
@@ -88,10 +81,10 @@ def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> 
                     "model saw and are scored apart",
         },
         "timeout_policy": {
-            "timeout": _get(execution, "timeout"),
-            "cpu_limit_s": _get(execution, "limits", "cpu_s"),
-            "wall_factor": _get(execution, "limits", "wall_factor"),
-            "reruns": _get(execution, "reruns"),
+            "timeout": _frozen(ex, "timeout"),
+            "cpu_limit_s": ex.limits.cpu_s if ex is not None else None,
+            "wall_factor": ex.limits.wall_factor if ex is not None else None,
+            "reruns": _frozen(ex, "reruns"),
             "task_cpu_limit_s": {"calibrated_tasks": int(calibrated.size),
                                  "min": float(calibrated.min()) if calibrated.size else None,
                                  "median": float(np.median(calibrated)) if calibrated.size else None,
@@ -103,10 +96,29 @@ def config_section(store, run: Mapping, manifest: Mapping, recs: RunRecords) -> 
                            "rule": "listed packages on top of the pinned image's standard library"
                            if packages else "the pinned image's standard library only"},
         "sandbox": {"runtime": run.get("runtime"), "image": run.get("image"), "image_digest": run.get("image_digest"),
-                    "network": _get(execution, "network"), "filesystem": _get(execution, "filesystem"),
-                    "isolation": _get(execution, "isolation")},
-        "scoring": _get(manifest, "scoring"),
+                    **{key: getattr(ex, key) if ex is not None else None
+                       for key in ("network", "filesystem", "isolation")}},
+        "scoring": _frozen(manifest, "scoring"),
     }
+
+
+def _frozen(section: Any, name: str) -> Any:
+    """A part of a frozen section as the record holds it (core/manifest frozen_form); None without one."""
+    return frozen_form(getattr(section, name)) if section is not None else None
+
+
+def _model_name(manifest: Manifest | None) -> str | None:
+    """The model the manifest names, when the run row does not: the generation contract's, else the candidates'."""
+    if manifest is None:
+        return None
+    return (manifest.generation.model if manifest.generation is not None else None) or manifest.candidates.model.name
+
+
+def _decoding(manifest: Manifest | None) -> dict | None:
+    """The decoding settings as frozen: the generation contract, else the candidates' model description."""
+    if manifest is None:
+        return None
+    return frozen_form(manifest.generation if manifest.generation is not None else manifest.candidates.model)
 
 
 def counts_section(recs: RunRecords) -> CountsSection:

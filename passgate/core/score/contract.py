@@ -14,6 +14,7 @@ from typing import Mapping
 
 from passgate.core import kinds
 from passgate.core.allowed_imports import imports_words
+from passgate.core.manifest import Manifest
 from passgate.core.record.queries import sections as q
 from passgate.core.record.queries import sections_security as qs
 
@@ -22,17 +23,13 @@ from .report_types import ContractSection, ImportPolicyRow, NotRecorded, Refused
 EXAMPLES = 20
 
 
-def import_policy(manifest: Mapping) -> list[ImportPolicyRow]:
+def import_policy(manifest: Manifest | None) -> list[ImportPolicyRow]:
     """Each task set's allowed imports in effect, as the report header shows them (sets in other
-    languages have no import contract)."""
-    out = []
-    for s in (manifest.get("tasks") or {}).get("sets") or []:
-        kind = s.get("kind", "")
-        if kind in kinds.names(grader="language"):
-            continue
-        out.append({"set": s.get("slice") or kind, "kind": kind, "declared": s.get("allowed_imports") is not None,
-                    "allowed_imports": imports_words(kinds.effective_imports(kind, s.get("allowed_imports")))})
-    return out
+    languages have no import contract; a record without a readable manifest shows none)."""
+    sets = manifest.tasks.sets if manifest is not None else ()
+    return [{"set": s.slice or s.kind, "kind": s.kind, "declared": s.allowed_imports is not None,
+             "allowed_imports": imports_words(s.imports)}
+            for s in sets if s.kind not in kinds.names(grader="language")]
 
 
 def contract_section(store, run: Mapping) -> ContractSection | NotRecorded:

@@ -8,8 +8,8 @@ gives plain data for the JSON report, and `generation_lines` gives the text line
 from __future__ import annotations
 
 import json
-from typing import Mapping
 
+from passgate.core.manifest import Manifest, frozen_form
 from passgate.core.record.queries import generation as queries
 
 from .report_types import GenerationSection
@@ -21,16 +21,16 @@ CONTRACT_KEYS = ("endpoint", "api", "model", "model_revision", "api_key_env", "s
 ERRORS_LISTED = 50
 
 
-def generation_section(store, run_id: str, manifest: Mapping) -> GenerationSection | None:
+def generation_section(store, run_id: str, manifest: Manifest | None) -> GenerationSection | None:
     """Contract, outcome counts and token/time cost of a generated run; None for other sources.
-    `store` is the Store, or a sqlite3 connection to its file."""
-    gen = manifest.get("generation")
-    if (manifest.get("candidates") or {}).get("source") != "generate" or not gen:
+    `store` is the Store, or a sqlite3 connection to its file; `manifest` the run's frozen one."""
+    gen = manifest.generation if manifest is not None and manifest.candidates.source == "generate" else None
+    if gen is None:
         return None
     (total, ok, prompt_tokens, completion_tokens, no_counts, latency, stop, length, model_lo, model_hi,
      model_missing, entries, request_s, wall_s) = queries.generation_totals(store, run_id)
     ok, entries = int(ok), int(entries)
-    if (gen.get("repair") or {}).get("enabled"):
+    if gen.repair.enabled:
         requests, retries, failed, repair_rounds, request_s = queries.attempt_totals(store, run_id)
     else:
         requests, retries, failed, repair_rounds = entries, entries - total, entries - ok, 0
@@ -46,10 +46,10 @@ def generation_section(store, run_id: str, manifest: Mapping) -> GenerationSecti
     errors = [{"task_id": e.task_id, "candidate_index": e.candidate_index, "error": e.error}
               for e in queries.generation_errors(store, run_id, ERRORS_LISTED)]
     return {
-        "contract": {k: gen.get(k) for k in CONTRACT_KEYS},
-        "prompt_template": (manifest.get("tasks") or {}).get("prompt_template"),
-        "postprocess": (manifest.get("candidates") or {}).get("postprocess"),
-        "expected": tasks * int(gen.get("n_per_task") or 1),
+        "contract": {k: frozen_form(getattr(gen, k)) for k in CONTRACT_KEYS},   # as frozen
+        "prompt_template": manifest.tasks.prompt_template,
+        "postprocess": frozen_form(manifest.candidates.postprocess),
+        "expected": tasks * (gen.n_per_task or 1),
         "candidates": total,
         "ok": ok,
         "generation_error_count": total - ok,

@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from passgate.core.errors import ConfigError, StoreError
-from passgate.core.manifest import ScoringContract
+from passgate.core.manifest import Manifest, ScoringContract, frozen_manifest
 from passgate.core.record.queries import report as queries
 
 from .canaries import canaries_section
@@ -56,32 +56,26 @@ SCHEMA = "passgate.report/1"
 _NO_CI = {"ci_low": None, "ci_high": None, "se": None}
 
 
-def scoring_contract(manifest: Mapping) -> ScoringContract:
-    """The frozen manifest's scoring contract as the report applies it (k sorted, once each); missing
-    keys take the manifest's defaults, so old records read too."""
-    scoring = dict((manifest or {}).get("scoring") or {})
-    try:
-        ks = tuple(sorted({int(k) for k in (scoring.get("k") or [1])}))
-        aggregation = str(scoring.get("aggregation") or "micro")
-        if aggregation not in AGGREGATIONS or min(ks) < 1:
-            raise ValueError(f"aggregation must be one of {AGGREGATIONS} and every k >= 1")
-        weights = {str(s): float(w) for s, w in (scoring.get("weights") or {}).items()}
-        interval = IntervalSpec.from_config(scoring.get("interval"))
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"the run's frozen manifest has an unusable scoring section: {exc}",
-                          field="scoring") from None
-    return ScoringContract(k=ks, aggregation=aggregation, weights=weights, interval=interval,
-                           dropped_tasks=str(scoring.get("dropped_tasks") or "report"))
+def scoring_contract(manifest: Manifest | None) -> ScoringContract:
+    """The frozen manifest's scoring contract as the report applies it (k sorted, once each); the
+    model's defaults when the record holds no manifest that can be rebuilt."""
+    if manifest is None:
+        return ScoringContract()
+    ks = tuple(sorted(set(manifest.scoring.k))) or (1,)
+    if ks[0] < 1:           # a frozen manifest is not cross-checked again (core/manifest/frozen.py)
+        raise ConfigError(f"the run's frozen manifest has an unusable scoring section: every k must be >= 1, "
+                          f"got {list(ks)}", field="scoring.k")
+    return replace(manifest.scoring, k=ks)
 
 
-def load_manifest(store, run: Mapping) -> dict:
-    """The run's frozen manifest (canonical JSON) as a dict; {} when it is missing."""
+def load_manifest(store, run: Mapping) -> Manifest | None:
+    """The run's frozen manifest as the typed model; None when the record holds none, and then the
+    report shows the defaults and an empty configuration. One that cannot be rebuilt is refused."""
     try:
         row = store.manifest(run["manifest_id"]) if run.get("manifest_id") else None
-    except StoreError:  # no manifest row: the report shows the defaults and an empty configuration
+    except StoreError:  # no manifest row
         row = None
-    parsed = parse_json(row.get("canonical_json")) if row else None
-    return parsed if isinstance(parsed, dict) else {}
+    return frozen_manifest(row.get("canonical_json")) if row else None
 
 
 def build_report(store, run_id: str, *, interval: IntervalSpec | None = None, k: Sequence[int] | None = None,
