@@ -144,6 +144,53 @@ _REPO_SPEC_VALUES = {
 }
 
 
+LANGUAGE_MARKER = "passgate.language/1"
+
+
+@dataclass(frozen=True)
+class LanguageJob:
+    """A task in another language (HumanEval-X, MultiPL-E) beyond its two test texts: built when the
+    set loads and parsed once when the run's tasks are rebuilt from the record, whose
+    `tasks.test_setup` holds `to_json()`. The grader reads the same text as the task spec's oracle."""
+
+    language: str                    # registry name: js, ts, cpp, java, go, rs, sh, ...
+    dataset: str                     # humaneval-x | multipl-e
+    prompt: str
+    declaration: str = ""
+    entry_point: str = ""
+    extras: dict = field(default_factory=dict, hash=False)   # HumanEval-X Go: import, test_setup, evaluation_dir
+    stop_tokens: tuple[str, ...] = ()
+    # support archive name -> sha256 (Go's vendored testify)
+    support_sha256: dict = field(default_factory=dict, hash=False)
+
+    def to_json(self) -> str:
+        return json.dumps({"kind": LANGUAGE_MARKER, "language": self.language, "dataset": self.dataset,
+                           "prompt": self.prompt, "declaration": self.declaration, "entry_point": self.entry_point,
+                           "extras": self.extras, "stop_tokens": list(self.stop_tokens),
+                           "support_sha256": self.support_sha256}, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> LanguageJob:
+        """The job `to_json` wrote; ValueError for text that is not one."""
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("kind") != LANGUAGE_MARKER:
+            raise ValueError("not a language task header")
+        return cls(language=data["language"], dataset=data["dataset"], prompt=data["prompt"],
+                   declaration=data.get("declaration", ""), entry_point=data.get("entry_point", ""),
+                   extras=dict(data.get("extras") or {}), stop_tokens=tuple(data.get("stop_tokens") or ()),
+                   support_sha256=dict(data.get("support_sha256") or {}))
+
+    @staticmethod
+    def is_header(text: str) -> bool:
+        """Whether a stored `test_setup` is a language header (a Python task's is Python code)."""
+        return text.startswith("{") and f'"kind": "{LANGUAGE_MARKER}"' in text
+
+    @classmethod
+    def from_record(cls, test_setup: str | None) -> LanguageJob | None:
+        """The job a record's `tasks.test_setup` holds; None for a task that is not in another language."""
+        return cls.from_json(test_setup) if test_setup and cls.is_header(test_setup) else None
+
+
 @dataclass(frozen=True)
 class Task:
     """One benchmark problem with its tests split into what the model saw and what it did not.
@@ -176,6 +223,7 @@ class Task:
     set_sha256: str = ""
     set_revision: str = ""
     repo: RepoSpec | None = None   # repository tasks: how the task is graded (core/tasks/repo.py)
+    language: LanguageJob | None = None   # tasks in other languages: the header (core/tasks/languages.py)
     # the task contract (core/tasks/contract.py): modules the program may import ("any", "stdlib" or
     # top-level names with "stdlib" among them) and the entry point's signature as JSON ("" unknown)
     allowed_imports: tuple[str, ...] = ("any",)

@@ -11,8 +11,7 @@ import pytest
 from passgate.core.errors import StoreError
 from passgate.core.kinds.sets import load_task_set
 from passgate.core.model import RepoSpec
-from passgate.core.run.engine import _repo_spec
-from passgate.core.run.rows import task_rows
+from passgate.core.run.rows import task_of, task_rows
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "repo"
 # a tasks.repo_json cell as records written before the spec was typed hold it
@@ -38,7 +37,7 @@ def test_every_example_spec_round_trips_through_the_record_row():
         (row,) = task_rows([task])
         assert row["repo_json"] == task.repo.to_json()
         assert RepoSpec.from_json(row["repo_json"]).to_json() == row["repo_json"]
-        assert _repo_spec("run", task.task_id, row) == task.repo
+        assert task_of("run", row).repo == task.repo
 
 
 def test_a_task_without_a_spec_stores_none_and_reads_back_none():
@@ -74,5 +73,7 @@ def test_a_missing_field_or_text_that_is_not_a_spec_is_named():
 
 
 def test_a_broken_spec_in_the_record_is_a_record_error_naming_run_and_task():
-    with pytest.raises(StoreError, match="run r1, task t1: repository spec: python_path: unknown"):
-        _repo_spec("r1", "t1", {"repo_json": STORED.replace('"pythonpath"', '"python_path"')})
+    (row,) = task_rows(_tasks()[:1])
+    row = {**row, "task_id": "t1", "repo_json": STORED.replace('"pythonpath"', '"python_path"')}
+    with pytest.raises(StoreError, match="run r1, task t1: repo_json: repository spec: python_path: unknown"):
+        task_of("r1", row)

@@ -10,7 +10,8 @@ import pytest
 
 from passgate.core.candidates.language_samples import import_language_samples, language_postprocess
 from passgate.core.errors import ConfigError
-from passgate.core.languages.job import is_language_setup, parse_job, texts_of
+from passgate.core.languages.job import texts_of
+from passgate.core.model import LanguageJob
 from passgate.core.languages.names import TITLES
 from passgate.core.languages.registry import SPECS
 from passgate.core.manifest import PostprocessContract, parse_manifest
@@ -35,8 +36,9 @@ def test_a_humaneval_x_set_names_its_language_and_carries_the_dataset_s_suites_a
     assert task.tags == ("language:cpp", "dataset:humaneval-x", "integrity:outside")
     assert task.protected_tests.lstrip().startswith("#undef NDEBUG") and task.public_tests
     assert task.reference_solution.rstrip().endswith("}")
-    job = parse_job(task.test_setup)
-    assert (job.language, job.dataset) == ("cpp", "humaneval-x") and is_language_setup(task.test_setup)
+    job = task.language
+    assert (job.language, job.dataset) == ("cpp", "humaneval-x") and task.test_setup == ""
+    assert LanguageJob.from_json(job.to_json()) == job and LanguageJob.is_header(job.to_json())
 
 
 def test_the_rust_prompt_a_model_continues_ends_with_the_signature_from_the_declaration():
@@ -47,8 +49,8 @@ def test_the_rust_prompt_a_model_continues_ends_with_the_signature_from_the_decl
 
 
 def test_a_go_set_pins_the_vendored_testify_its_own_programs_need():
-    job = parse_job(load_task_set("humaneval-x", HX / "go" / "humaneval_go.jsonl.gz", language="go",
-                                  task_ids=["Go/32"]).tasks[0].test_setup)
+    job = load_task_set("humaneval-x", HX / "go" / "humaneval_go.jsonl.gz", language="go",
+                        task_ids=["Go/32"]).tasks[0].language
     assert job.support_sha256 == {"vendor.tar.gz": "46dcd59eb54c4eb2ee36e9dbd64be55628e3e19b1a8e87c3b1f74700a81ccfd5"}
 
 
@@ -59,7 +61,7 @@ def test_a_multipl_e_set_takes_its_language_from_the_file_and_has_no_reference()
     assert task.task_id == "ts/HumanEval_0_has_close_elements" and task.entry_point == "has_close_elements"
     assert not task.reference_solution and not task.public_tests
     assert any("no reference solutions" in n for n in ts.notes)
-    assert parse_job(task.test_setup).stop_tokens == ("\nfunction ", "\n/*", "\n//", "\nclass")
+    assert task.language.stop_tokens == ("\nfunction ", "\n/*", "\n//", "\nclass")
 
 
 def test_a_multipl_e_set_whose_language_disagrees_with_its_file_is_refused():
@@ -117,9 +119,9 @@ def test_the_worker_s_task_spec_carries_the_language_header_and_both_suites():
     task = load_task_set("humaneval-x", HX / "js" / "humaneval_js.jsonl.gz", language="js",
                          task_ids=["JavaScript/0"]).tasks[0]
     texts = texts_of(TaskSpec.of(task))
-    assert (texts.task_id, texts.header) == ("JavaScript/0", task.test_setup)
+    assert (texts.task_id, texts.header) == ("JavaScript/0", task.language.to_json())
     assert (texts.protected, texts.public) == (task.protected_tests, task.public_tests)
-    assert parse_job(texts.header).language == "js"
+    assert LanguageJob.from_json(texts.header).language == "js"
 
 
 def test_the_new_keys_leave_an_older_manifest_s_id_unchanged():
@@ -214,3 +216,17 @@ def test_a_language_runs_generated_text_becomes_its_completion_and_a_python_runs
     body = "    return false;\n}\n"
     spec = PostprocessSpec(stop=(), extract_fence=True, style="auto")
     assert language_program(f"Here it is:\n```cpp\n{body}```\n", task, spec) == (body, body)
+
+
+def test_a_language_task_reads_back_from_its_record_row_as_it_was_loaded():
+    """The header is parsed once, from the row; the row holds the same text as before the type."""
+    from passgate.core.errors import StoreError
+    from passgate.core.run.rows import task_of, task_rows
+    task = load_task_set("humaneval-x", HX / "cpp" / "humaneval_cpp.jsonl.gz", language="c++",
+                         task_ids=["CPP/0"]).tasks[0]
+    (row,) = task_rows([task])
+    assert row["test_setup"] == row["oracle_json"] == task.language.to_json()
+    again = task_of("r1", row)
+    assert again.language == task.language and again.test_setup == "" and again.oracle == task.oracle
+    with pytest.raises(StoreError, match="run r1, task CPP/0: test_setup"):
+        task_of("r1", {**row, "test_setup": row["test_setup"].replace('"language"', '"lang"')})

@@ -72,9 +72,9 @@ def samples_for(language: str) -> tuple[list[dict], dict[tuple[str, int], str]]:
 
 
 def _any_program_args(task):
-    from passgate.core.languages.job import parse_job
-    job = parse_job(task.test_setup)
-    test = job.test(task.task_id, task.protected_tests)
+    from passgate.core.languages.job import suite_input
+    job = task.language
+    test = suite_input(job, task.task_id, task.protected_tests)
     return test, "", spec_for(job.language).split(test)
 
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from passgate.core.errors import ConfigError, DriftError
-from passgate.core.languages.job import parse_job
 from passgate.core.languages.postprocess import apply_stop_tokens, fenced_code
 from passgate.core.languages.registry import spec_for
 from passgate.core.manifest import Manifest
@@ -83,7 +82,7 @@ def language_program(raw: str, task: Task, spec: PostprocessSpec, prompt: str | 
 
 def language_postprocess(raw: str, task: Task, spec: PostprocessSpec) -> tuple[str, str]:
     """The completion a raw text gives for a task in another language, and what was done to it."""
-    job = parse_job(task.test_setup)
+    job = task.language
     language = spec_for(job.language)
     notes = []
     text = raw

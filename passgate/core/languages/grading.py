@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..sandbox.runner import EvalRequest, EvalResult, SuiteResult, WorkerLost
-from .job import LanguageJob, parse_job, texts_of
+from .job import LanguageJob, suite_input, texts_of
 from .registry import spec_for
 from .spec import Integrity, LanguageSpec, Program, SplitTest, TestInput
 from .verdict import Verdict, first_compile_error, grade
@@ -68,10 +68,11 @@ class LanguageGrader:
         spec_key = request.task.key
         if spec_key not in self._tasks:
             texts = texts_of(request.task)
-            job = parse_job(texts.header)
+            job = LanguageJob.from_json(texts.header)   # the wire's header, once per task
             spec = spec_for(job.language)
-            suites = [_Suite(name, job.test(texts.task_id, text), spec.split(job.test(texts.task_id, text)))
+            inputs = [(name, suite_input(job, texts.task_id, text))
                       for name, text in (("protected", texts.protected), ("public", texts.public)) if text.strip()]
+            suites = [_Suite(name, test, spec.split(test)) for name, test in inputs]
             self._tasks[spec_key] = (job, spec, suites)
         return self._tasks[spec_key]
 

@@ -20,7 +20,6 @@ from passgate.core.candidates.inputs import load_inputs
 from passgate.core.candidates.security_scan import check_pins
 from passgate.core.errors import BoundaryOpen, PassgateError, StoreError
 from passgate.core.manifest import Manifest, load_manifest, parse_manifest
-from passgate.core.model import RepoSpec, Task
 from passgate.core.progress import Progress, ProgressSink
 from passgate.core.record.store import Store, utcnow
 from passgate.core.sandbox.boundary import container_checks, failed, probe_checks
@@ -29,7 +28,7 @@ from passgate.core.sandbox.runner import GRADING_PROTOCOL, Runner, limits_for
 from .decide import Policy
 from .dispatch import RunContext
 from .pipelines import pipeline_of
-from .rows import candidate_rows, task_rows
+from .rows import candidate_rows, task_of, task_rows
 
 PASSGATE_VERSION = "0.1.0"
 
@@ -164,28 +163,9 @@ def _runner_events(store: Store, run_id: str, runner: Runner) -> None:
         store.event(run_id, kind, message)
 
 
-def _repo_spec(run_id: str, task_id: str, row: dict) -> RepoSpec | None:
-    """A task row's repository spec; StoreError naming the run and the task when the record's is broken."""
-    try:
-        return RepoSpec.from_record(row.get("repo_json"))
-    except ValueError as exc:
-        raise StoreError(f"run {run_id}, task {task_id}: {exc}") from None
-
-
 def _context(store, run_id, manifest, progress, cancel) -> RunContext:
     task_rows = {r["task_id"]: r for r in store.rows("tasks", run_id, order="position")}
-    tasks = {tid: Task(task_id=tid, slice=r["slice"], prompt=r["prompt"], entry_point=r["entry_point"],
-                       public_tests=r["public_tests"] or "", protected_tests=r["protected_tests"] or "",
-                       test_setup=r["test_setup"] or "", candidate_preamble=r["candidate_preamble"] or "",
-                       reference_solution=r["reference_solution"] or "", completion_style=r["completion_style"],
-                       classic_suffix=r.get("classic_suffix") or "", public_suffix=r.get("public_suffix") or "",
-                       protected_suffix=r.get("protected_suffix") or "", oracle=r.get("oracle_json") or "",
-                       tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
-                       set_sha256=r["set_sha256"], set_revision=r["set_revision"], repo=_repo_spec(run_id, tid, r),
-                       allowed_imports=tuple(json.loads(r.get("allowed_imports_json") or '["any"]')),
-                       signature=r.get("signature_json") or "",
-                       infill_suffix=r.get("infill_suffix") or "")
-             for tid, r in task_rows.items()}
+    tasks = {tid: task_of(run_id, r) for tid, r in task_rows.items()}
     ex = manifest.execution
     policy = Policy(rerun_policy=ex.reruns.policy, rerun_count=ex.reruns.count, infra_retries=ex.reruns.infra_retries,
                     recheck_timeouts=ex.timeout.recheck_alone)

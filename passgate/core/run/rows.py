@@ -8,7 +8,8 @@ import json
 from dataclasses import replace
 
 from passgate.core.languages.grading import LanguageResult
-from passgate.core.model import Task
+from passgate.core.errors import StoreError
+from passgate.core.model import LanguageJob, RepoSpec, Task
 from passgate.core.record.redact import redact
 from passgate.core.record.store import utcnow
 from passgate.core.sandbox.runner import EvalResult, SuiteResult, WorkerLost
@@ -116,7 +117,7 @@ def task_rows(tasks: list[Task]) -> list[dict]:
     return [{"task_id": t.task_id, "position": i, "slice": t.slice, "set_id": t.set_id, "set_sha256": t.set_sha256,
              "set_revision": t.set_revision, "exposure": t.exposure, "tags_json": json.dumps(list(t.tags)),
              "prompt": t.prompt, "entry_point": t.entry_point, "candidate_preamble": t.candidate_preamble,
-             "test_setup": t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
+             "test_setup": t.language.to_json() if t.language else t.test_setup, "public_tests": t.public_tests, "protected_tests": t.protected_tests,
              "reference_solution": t.reference_solution, "completion_style": t.completion_style,
              "classic_suffix": t.classic_suffix, "public_suffix": t.public_suffix,
              "protected_suffix": t.protected_suffix or None, "oracle_json": t.oracle or None,
@@ -124,6 +125,31 @@ def task_rows(tasks: list[Task]) -> list[dict]:
              "allowed_imports_json": json.dumps(list(t.allowed_imports)), "signature_json": t.signature or None,
              "infill_suffix": t.infill_suffix if t.completion_style == "infill" else None}
             for i, t in enumerate(tasks)]
+
+
+def task_of(run_id: str, r: dict) -> Task:
+    """A task as the run recorded it: the inverse of `task_rows`, each kind's spec parsed here, once."""
+    return Task(task_id=r["task_id"], slice=r["slice"], prompt=r["prompt"], entry_point=r["entry_point"],
+                public_tests=r["public_tests"] or "", protected_tests=r["protected_tests"] or "",
+                test_setup="" if LanguageJob.is_header(r["test_setup"] or "") else r["test_setup"] or "",
+                candidate_preamble=r["candidate_preamble"] or "",
+                reference_solution=r["reference_solution"] or "", completion_style=r["completion_style"],
+                classic_suffix=r.get("classic_suffix") or "", public_suffix=r.get("public_suffix") or "",
+                protected_suffix=r.get("protected_suffix") or "", oracle=r.get("oracle_json") or "",
+                tags=tuple(json.loads(r["tags_json"] or "[]")), exposure=r["exposure"], set_id=r["set_id"],
+                set_sha256=r["set_sha256"], set_revision=r["set_revision"],
+                repo=_spec(run_id, r, RepoSpec.from_record, "repo_json"),
+                language=_spec(run_id, r, LanguageJob.from_record, "test_setup"),
+                allowed_imports=tuple(json.loads(r.get("allowed_imports_json") or '["any"]')),
+                signature=r.get("signature_json") or "", infill_suffix=r.get("infill_suffix") or "")
+
+
+def _spec(run_id: str, row: dict, parse, column: str):
+    """A task row's typed spec; StoreError naming the run, the task and the column when the record's is broken."""
+    try:
+        return parse(row.get(column))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StoreError(f"run {run_id}, task {row['task_id']}: {column}: {exc}") from None
 
 
 def candidate_rows(run_id: str, candidates) -> list[dict]:

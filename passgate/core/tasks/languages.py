@@ -2,8 +2,8 @@
 from the file), read from any path into Tasks the language grader takes.
 
 HumanEval-X: protected = `test`, public = `example_test`, reference = the canonical solution (the
-self-check). MultiPL-E: protected = `tests`, no public suite, no reference. A task's `test_setup`
-carries its language header (core/languages/job.py); its tags name the language, the dataset and
+self-check). MultiPL-E: protected = `tests`, no public suite, no reference. A task's `language`
+is its header (`LanguageJob`, core/model.py); its tags name the language, the dataset and
 where its protected verdicts are decided (`integrity:outside` or `integrity:in_process`). The task
 spec a worker receives carries the same texts: the suites as `protected_suffix` and `public_suffix`,
 the header as `oracle` (what the grader needs beside the suites).
@@ -18,9 +18,8 @@ from pathlib import Path
 
 from passgate.core.errors import ConfigError
 from passgate.core.languages.datasets import load_humaneval_x, load_multipl_e
-from passgate.core.languages.job import LanguageJob
 from passgate.core.languages.registry import spec_for
-from passgate.core.model import Task
+from passgate.core.model import LanguageJob, Task
 
 from .io import file_sha256
 
@@ -96,7 +95,7 @@ def _with_spec_texts(task: Task) -> Task:
     """The texts the worker's task spec carries (core/sandbox/runner.py TaskSpec.of, read back by
     core/languages/job.py texts_of): the suites as they are, the language header as the oracle."""
     return dataclasses.replace(task, protected_suffix=task.protected_tests, public_suffix=task.public_tests,
-                               oracle=task.test_setup)
+                               oracle=task.language.to_json())
 
 
 def _tags(spec, dataset: str, test) -> tuple[str, ...]:
@@ -125,7 +124,7 @@ def _humaneval_x(path: Path, language: str, slice_name: str) -> tuple[list[Task]
                           stop_tokens=spec.default_stop_tokens, support_sha256=support)
         tasks.append(Task(task_id=rec.task_id, slice=slice_name, prompt=_model_prompt(rec.hidden), entry_point="",
                           public_tests=rec.public.test if rec.public else "", protected_tests=rec.hidden.test,
-                          test_setup=job.to_json(), reference_solution=rec.canonical_solution,
+                          language=job, reference_solution=rec.canonical_solution,
                           tags=_tags(spec, "humaneval-x", rec.hidden)))
     notes = []
     if any(not t.public_tests for t in tasks):
@@ -150,7 +149,7 @@ def _multipl_e(path: Path, language: str, slice_name: str) -> tuple[list[Task], 
         job = LanguageJob(language=language, dataset="multipl-e", prompt=rec.tests.prompt,
                           entry_point=match.group("function") if match else "", stop_tokens=rec.stop_tokens)
         tasks.append(Task(task_id=f"{language}/{rec.task_id}", slice=slice_name, prompt=rec.tests.prompt,
-                          entry_point=job.entry_point, protected_tests=rec.tests.test, test_setup=job.to_json(),
+                          entry_point=job.entry_point, protected_tests=rec.tests.test, language=job,
                           tags=_tags(spec, "multipl-e", rec.tests)))
     notes = [f"{path}: MultiPL-E gives no reference solutions: no self-check for these {len(tasks)} tasks"]
     return tasks, notes
@@ -164,7 +163,7 @@ def set_id_of(kind: str, tasks: list[Task]) -> str:
 
 def language_of_task(task: Task) -> str | None:
     """The language a task is graded in (None: a Python task)."""
-    return next((t[len("language:"):] for t in task.tags if t.startswith("language:")), None)
+    return task.language.language if task.language is not None else None
 
 
 def revision_of(sha256: str) -> str | None:
