@@ -61,12 +61,13 @@ def test_the_engine_names_no_grader():
     assert _hits(branches, [CORE / "run" / "pipelines.py"])
 
 
-def test_every_grader_a_kind_may_name_has_a_pipeline():
+def test_every_grader_a_kind_may_name_has_a_pipeline_and_a_samples_importer():
     from typing import get_args
 
+    from passgate.core.candidates.inputs import _IMPORTERS
     from passgate.core.kinds import Grader
     from passgate.core.run.pipelines import PIPELINES
-    assert set(PIPELINES) == set(get_args(Grader))
+    assert set(PIPELINES) == set(_IMPORTERS) == set(get_args(Grader))
 
 
 def test_pyflakes_finds_nothing_in_the_package():
