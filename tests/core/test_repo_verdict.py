@@ -164,3 +164,77 @@ def test_a_patch_sandbox_that_never_starts_stops_the_run_with_nothing_recorded()
     with pytest.raises(EngineLost, match="every sandbox worker stopped"):
         list(dispatch(ctx, GoneRunner(), [Job("t", 0, "grade", 1, "patch", "sha")], lambda job: job,
                       exchange=PATCHES))
+
+
+def test_a_patch_lost_once_keeps_the_lost_attempt_as_an_execution(tmp_path):
+    """Every attempt an outcome counts is an execution row (`passgate verify` checks it): the lost
+    first sandbox is recorded as the evaluator's attempt, the second sandbox's answer as attempt 2."""
+    import threading
+    from pathlib import Path
+
+    from passgate.core.candidates.inputs import load_inputs
+    from passgate.core.manifest import load_manifest
+    from passgate.core.record.store import Store
+    from passgate.core.run.dispatch import RunContext
+    from passgate.core.run.repo import RepoGrading, _job
+
+    class OnceLostRunner:
+        concurrency, start_timeout_s = 1, 0.0
+
+        def __init__(self):
+            self.calls: list[str] = []
+
+        def new_worker(self):
+            return _Sandbox({"bad"} if not self.calls else set(), self.calls)
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "repo-reference.yaml"
+    manifest, _ = load_manifest(path)
+    task = load_inputs(manifest, path, check_only=True).tasks[0]
+    store = Store(tmp_path / "r.db")
+    ctx = RunContext("r1", manifest, {task.task_id: task}, {}, {"cpu_s": 1.0}, None, lambda _p: None,
+                     threading.Event())
+    grading = RepoGrading(store, ctx, None)
+    grading.runner = OnceLostRunner()
+    ((job, reply),) = list(grading._graded([_job(task.task_id, 0, "grade", "bad")]))
+    assert job.attempt == 2 and reply["container_id"] and grading.runner.calls == ["bad", "bad"]
+    (lost,) = store.rows("executions", "r1")
+    assert (lost["attempt"], lost["status"], lost["purpose"]) == (1, "infra_error", "grade")
+    store.close()
+
+
+def test_a_request_that_cannot_be_built_stops_the_run_with_its_error():
+    """Building a job's request is the evaluator's code: its failure is raised in the engine's thread,
+    never left as a job that no thread reports."""
+    import threading
+    from pathlib import Path
+
+    from passgate.core.manifest import load_manifest
+    from passgate.core.run.dispatch import Job, RunContext, dispatch
+    from passgate.core.run.repo import PATCHES
+
+    class Runner:
+        concurrency, start_timeout_s = 2, 0.0
+
+        def new_worker(self):
+            return _Sandbox(set(), [])
+
+    def request_of(job):
+        if job.task_id == "broken":
+            raise KeyError("snapshot_b64")
+        return {"patch": job.program}
+
+    manifest, _ = load_manifest(Path(__file__).resolve().parents[2] / "examples" / "repo-reference.yaml")
+    ctx = RunContext("r", manifest, {}, {}, {}, None, lambda _p: None, threading.Event())
+    jobs = [Job(t, 0, "grade", 1, "p", "sha") for t in ("a", "broken", "b")]
+    raised: list[BaseException] = []
+
+    def consume():
+        try:
+            list(dispatch(ctx, Runner(), jobs, request_of, exchange=PATCHES))
+        except KeyError as exc:
+            raised.append(exc)
+    thread = threading.Thread(target=consume, daemon=True)
+    thread.start()
+    thread.join(60)
+    ctx.cancel.set()
+    assert raised and "snapshot_b64" in str(raised[0])

@@ -90,6 +90,14 @@ class NoSandbox(Exception):
     """No sandbox could be started within the patience: the engine is down, not the candidate."""
 
 
+class RequestFailed(Exception):
+    """Building a job's request raised: a fault of the evaluator, raised again in the engine's thread."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
 def engine_patience_s(runner: Runner) -> float:
     """The patience, on top of one start attempt of the runner (a Ray node may take minutes to start one)."""
     return ENGINE_PATIENCE_S + float(runner.start_timeout_s)
@@ -217,14 +225,19 @@ class _Pool:
             return None
 
     def _evaluate(self, worker, job: Job):
-        request = self.request_of(job)
+        try:
+            request = self.request_of(job)
+        except Exception as exc:  # noqa: BLE001 - the evaluator's own code failed: the run stops with it
+            return worker, RequestFailed(exc)
         try:
             return worker, self.exchange.send(worker, request)
         except WorkerLost as exc:
             worker.close()
-            # the record must say whose failure this was: a known-good job in a fresh sandbox
-            exc.probe_passed, exc.probe_detail = self.exchange.sound(
-                lambda: new_worker_patiently(self.runner, self.stop, PROBE_PATIENCE_S), request)
+            # the record must say whose failure this was: a known-good job in a fresh sandbox (none
+            # once the run is stopping: no sandbox starts after its runner closes)
+            exc.probe_passed, exc.probe_detail = (False, "not probed: the run was stopping") if self.stop.is_set() \
+                else self.exchange.sound(lambda: new_worker_patiently(self.runner, self.stop, PROBE_PATIENCE_S),
+                                         request)
             return None, exc
         except BaseException as exc:  # anything else is an evaluator fault, never the model's
             worker.close()
@@ -240,6 +253,8 @@ class _Pool:
             job, res = self._next(0.2 if feeding else 0.5)
             if job is None:
                 continue
+            if isinstance(res, RequestFailed):
+                raise res.error
             if isinstance(res, NoSandbox):
                 raise EngineLost(
                     f"no sandbox could be started ({res}). The run stopped; every "

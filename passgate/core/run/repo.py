@@ -25,7 +25,7 @@ from passgate.core.sandbox.runner import Runner, Worker, WorkerLost
 
 from .dispatch import Exchange, Job, RunContext, dispatch
 from .repo_verdict import PatchVerdict, judge_patch
-from .rows import outcome_row
+from .rows import execution_row, outcome_row
 from .selfcheck import REFERENCE_INDEX, summarise
 
 # the runner's own imports, always present in a derived image that runs pytest
@@ -121,6 +121,7 @@ class RepoGrading:
         # per task: the reference run's public ids, and its outcomes per public and per protected id
         self.expected: dict[str, tuple[list[str], dict, dict]] = {}
         self.scans: dict[tuple[str, int], dict] = {}       # per patch: what the scan found, once
+        self._runtime = ctx.manifest.execution.runtime
 
     def run(self) -> None:
         ex = self.ctx.manifest.execution
@@ -142,8 +143,9 @@ class RepoGrading:
         for job, result in dispatch(self.ctx, self.runner, jobs, self._request_of, on_result=retry_lost,
                                     workers=self.workers, exchange=PATCHES):
             if isinstance(result, WorkerLost):
-                if job.attempt < LOSSES_BEFORE_PROBE:
-                    continue                 # its retry is on the queue
+                if job.attempt < LOSSES_BEFORE_PROBE:      # its retry is on the queue; the loss is an attempt
+                    self.store.append("executions", [execution_row(self.ctx.run_id, self._runtime, job, result)])
+                    continue
                 result = loss_result(result)
             yield job, result
 
