@@ -113,7 +113,7 @@ def test_only_a_lost_reference_makes_the_loss_the_evaluators():
     from passgate.core.run.repo import loss_result, reference_sound
     probe = reference_sound(lambda: _Sandbox({"bad", "ref"}, []), _request(2))
     assert probe[0] is False
-    assert "the reference patch's sandbox was lost too" in loss_result(_lost(probe))["lost"]
+    assert "the reference patch lost its fresh sandbox too" in loss_result(_lost(probe))["lost"]
 
 
 def test_a_lost_sandbox_is_tried_once_more_then_judged():
@@ -133,8 +133,8 @@ def test_a_reference_sandbox_that_never_starts_is_never_the_patchs_loss():
     def no_sandbox():
         raise WorkerLost("every slot of every accepted Ray node is in use or gone")
     probe = reference_sound(no_sandbox, _request(2))
-    assert probe == (False, "no sandbox could be started for the reference patch: every slot of every "
-                            "accepted Ray node is in use or gone")
+    assert probe == (False, "no fresh sandbox started for the reference patch (WorkerLost: every slot of "
+                            "every accepted Ray node is in use or gone)")
     assert "lost" in loss_result(_lost(probe))
 
 

@@ -27,6 +27,7 @@ from .dispatch import Exchange, Job, RunContext, dispatch
 from .repo_verdict import PatchVerdict, judge_patch
 from .rows import execution_row, outcome_row
 from .selfcheck import REFERENCE_INDEX, summarise
+from .soundness import in_fresh_sandbox
 
 # the runner's own imports, always present in a derived image that runs pytest
 RUNNER_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "py"}
@@ -76,18 +77,10 @@ def reference_sound(fresh_worker, request: PatchRequest) -> tuple[bool, str]:
     lost too, or no sandbox starts for it, is the loss the evaluator's (`infra_error`)."""
     if request.attempt < LOSSES_BEFORE_PROBE:
         return False, "the patch runs again in a fresh sandbox first"
-    try:
-        worker = fresh_worker()
-    except Exception as exc:  # noqa: BLE001 - whatever stops a fresh sandbox, the evaluator is not sound
-        return False, f"no sandbox could be started for the reference patch: {str(exc)[:300]}"
-    try:
-        worker.run_job(request.reference, timeout_s=request.timeout_s)
-    except WorkerLost as exc:
-        return False, f"the reference patch's sandbox was lost too: {str(exc)[:300]}"
-    except Exception as exc:  # noqa: BLE001 - a probe that cannot even be asked proves nothing sound
-        return False, f"the reference patch could not run: {type(exc).__name__}: {str(exc)[:300]}"
-    finally:
-        worker.close()
+    reply, why = in_fresh_sandbox(fresh_worker, lambda w: w.run_job(request.reference, timeout_s=request.timeout_s),
+                                  "the reference patch")
+    if reply is None:
+        return False, why
     return True, "the reference patch ran in a fresh sandbox"
 
 

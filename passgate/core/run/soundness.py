@@ -7,7 +7,7 @@ its sandbox down is answerable for it (twice: `sandbox_crash`, counted like any 
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from passgate.core.sandbox.runner import EvalRequest, TaskSpec, Worker, WorkerLost
 
@@ -17,22 +17,34 @@ KNOWN_GOOD = "def add(a, b):\n    return a + b\n"
 PROBE_PATIENCE_S = 60.0
 
 
-def evaluator_sound(fresh_worker: Callable[[], Worker], lost: EvalRequest) -> tuple[bool, str]:
-    """(True, why) when a known-good candidate passes in a fresh sandbox (`fresh_worker()` starts
-    one) of the kind `lost` ran in: the Python known-good, or the worker's own for its language."""
+def in_fresh_sandbox(fresh_worker: Callable[[], Worker], ask: Callable[[Worker], Any], what: str):
+    """`ask(worker)` in a sandbox started for it and removed after it: (the answer, "") or (None, why
+    there is none). `what` names the probe in the reason."""
     try:
         worker = fresh_worker()
     except Exception as exc:  # noqa: BLE001 - whatever stops a fresh sandbox, the evaluator is not sound
-        return False, f"no fresh sandbox started for a known-good probe ({type(exc).__name__}: {str(exc)[:200]})"
+        return None, f"no fresh sandbox started for {what} ({type(exc).__name__}: {str(exc)[:200]})"
     try:
-        request = worker.known_good(lost) or EvalRequest(KNOWN_GOOD_TASK, KNOWN_GOOD, lost.limits, timeout_s=120)
-        res = worker.evaluate(request)
+        return ask(worker), ""
     except WorkerLost as exc:
-        return False, f"a known-good probe lost its fresh sandbox too ({str(exc)[:200]})"
+        return None, f"{what} lost its fresh sandbox too ({str(exc)[:200]})"
     except Exception as exc:  # noqa: BLE001 - a probe that cannot even be asked proves nothing sound
-        return False, f"no known-good probe could run ({type(exc).__name__}: {str(exc)[:200]})"
+        named = what.removeprefix("a ").removeprefix("the ")
+        return None, f"no {named} could run ({type(exc).__name__}: {str(exc)[:200]})"
     finally:
         worker.close()
+
+
+def evaluator_sound(fresh_worker: Callable[[], Worker], lost: EvalRequest) -> tuple[bool, str]:
+    """(True, why) when a known-good candidate passes in a fresh sandbox (`fresh_worker()` starts
+    one) of the kind `lost` ran in: the Python known-good, or the worker's own for its language."""
+    def ask(worker: Worker):
+        request = worker.known_good(lost) or EvalRequest(KNOWN_GOOD_TASK, KNOWN_GOOD, lost.limits, timeout_s=120)
+        return worker.evaluate(request)
+    res, why = in_fresh_sandbox(fresh_worker, ask, "a known-good probe")
+    if res is None:
+        return False, why
     if res.passed:
         return True, "a known-good probe then passed in a fresh sandbox"
-    return False, f"a known-good probe failed in a fresh sandbox ({res.protected.failure_class}: {res.protected.detail[:200]})"
+    failed = res.protected
+    return False, f"a known-good probe failed in a fresh sandbox ({failed.failure_class}: {failed.detail[:200]})"
