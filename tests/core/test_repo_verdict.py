@@ -89,7 +89,7 @@ class _Sandbox:
 
 def _request(attempt: int):
     from passgate.core.run.repo import PatchRequest
-    return PatchRequest(job={"patch": "bad"}, reference={"patch": "ref"}, timeout_s=60, attempt=attempt)
+    return PatchRequest(job={"patch": "bad"}, reference=lambda: {"patch": "ref"}, timeout_s=60, attempt=attempt)
 
 
 def _lost(probe: tuple[bool, str]):

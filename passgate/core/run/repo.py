@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from passgate.core.candidates.diffscan import scan_patch
 from passgate.core.model import Task
@@ -55,11 +57,11 @@ LOSSES_BEFORE_PROBE = 2     # a patch whose sandbox is lost runs once more befor
 
 @dataclass(frozen=True)
 class PatchRequest:
-    """One patch as its sandbox is asked it; `reference` is the task's reference patch as a job, run
-    in a fresh sandbox when the patch has lost its sandbox twice."""
+    """One patch as its sandbox is asked it; `reference()` gives the task's reference patch as a job,
+    run in a fresh sandbox only when the patch has lost its sandbox twice."""
 
     job: dict
-    reference: dict
+    reference: Callable[[], dict]
     timeout_s: float
     attempt: int
 
@@ -77,7 +79,7 @@ def reference_sound(fresh_worker, request: PatchRequest) -> tuple[bool, str]:
     lost too, or no sandbox starts for it, is the loss the evaluator's (`infra_error`)."""
     if request.attempt < LOSSES_BEFORE_PROBE:
         return False, "the patch runs again in a fresh sandbox first"
-    reply, why = in_fresh_sandbox(fresh_worker, lambda w: w.run_job(request.reference, timeout_s=request.timeout_s),
+    reply, why = in_fresh_sandbox(fresh_worker, lambda w: w.run_job(request.reference(), timeout_s=request.timeout_s),
                                   "the reference patch")
     if reply is None:
         return False, why
@@ -151,7 +153,7 @@ class RepoGrading:
         limits = {**self.ctx.limits, "cpu_s": timeout, "wall_s": timeout * 2}
         args = list(spec.public_tests)
         return PatchRequest(job=repo_job(spec, scan.graded_patch, public_args=args, limits=limits),
-                            reference=repo_job(spec, task.reference_solution, public_args=args, limits=limits),
+                            reference=partial(repo_job, spec, task.reference_solution, public_args=args, limits=limits),
                             timeout_s=timeout * 6 + 60, attempt=job.attempt)
 
     # ---- references -----------------------------------------------------------------------
