@@ -111,8 +111,8 @@ def gather_facts(store: Store, run_id: str, policy: Policy, *, corpus: str | Pat
 
 
 def _sections(m: Manifest | None) -> tuple[ExecutionContract, GateSection, ScoringContract]:
-    """The contracts the gate decides from; the model's defaults when the record holds no manifest that
-    can be rebuilt (core/manifest/frozen.py), as for any key the record lacks."""
+    """The contracts the gate decides from; the model's defaults when the record holds no manifest
+    (one that cannot be rebuilt is refused: core/manifest/frozen.py), as for any key the record lacks."""
     if m is None:
         return ExecutionContract(), GateSection(), ScoringContract()
     return m.execution, m.gate, m.scoring

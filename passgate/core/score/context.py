@@ -59,7 +59,7 @@ def run_section(run: Mapping) -> RunSection:
 
 def config_section(store, run: Mapping, manifest: Manifest | None, recs: RunRecords) -> ConfigSection:
     """Model, decoding, benchmark revisions and hashes, test/timeout/package policy, image. The frozen
-    sections are quoted as the record holds them; without a readable manifest they are empty (None)."""
+    sections are quoted as the record holds them; without a manifest they are empty (None)."""
     sets = [{"set_id": s.set_id, "revision": s.revision, "sha256": s.sha256, "tasks": s.tasks}
             for s in q.task_sets(store, run["run_id"])]
     limits = np.asarray(recs.cpu_limit, dtype=float)

@@ -25,7 +25,7 @@ EXAMPLES = 20
 
 def import_policy(manifest: Manifest | None) -> list[ImportPolicyRow]:
     """Each task set's allowed imports in effect, as the report header shows them (sets in other
-    languages have no import contract; a record without a readable manifest shows none)."""
+    languages have no import contract; a record without its manifest shows none)."""
     sets = manifest.tasks.sets if manifest is not None else ()
     return [{"set": s.slice or s.kind, "kind": s.kind, "declared": s.allowed_imports is not None,
              "allowed_imports": imports_words(s.imports)}

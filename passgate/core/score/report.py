@@ -58,7 +58,7 @@ _NO_CI = {"ci_low": None, "ci_high": None, "se": None}
 
 def scoring_contract(manifest: Manifest | None) -> ScoringContract:
     """The frozen manifest's scoring contract as the report applies it (k sorted, once each); the
-    model's defaults when the record holds no manifest that can be rebuilt."""
+    model's defaults when the record holds no manifest."""
     if manifest is None:
         return ScoringContract()
     ks = tuple(sorted(set(manifest.scoring.k))) or (1,)
