@@ -111,37 +111,36 @@ def load_candidates(manifest: Manifest, manifest_path, tasks: list[Task], notes:
         return out
     if c.source == "import":
         path = resolve_path(manifest_path, c.import_.path)
-        return _IMPORTERS[grader_of(manifest)](manifest, manifest_path, path, by_id, notes, not_imported)
+        candidates, rejected = _IMPORTERS[grader_of(manifest)](manifest, manifest_path, path, by_id)
+        notes += [f"samples line {r.get('line')}: not imported: {r.get('reason')}" for r in rejected]
+        if not_imported is not None:
+            not_imported += rejected
+        return candidates
     return []  # generated candidates arrive during the run
 
 
-def _import_patches(manifest, manifest_path, path, by_id, notes, not_imported) -> list[Candidate]:
+Imported = tuple[list[Candidate], list[dict]]    # the candidates, and each line left out (file, line, reason)
+
+
+def _import_patches(manifest, manifest_path, path, by_id) -> Imported:
     from .patches import import_patches
-    return import_patches(path, by_id)
+    return import_patches(path, by_id), []
 
 
-def _import_language_samples(manifest, manifest_path, path, by_id, notes, not_imported) -> list[Candidate]:
-    """HumanEval-X / MultiPL-E samples files."""
+def _import_language_samples(manifest, manifest_path, path, by_id) -> Imported:
+    """HumanEval-X / MultiPL-E samples files: each rejected line already names its file (name.jsonl:3)."""
     from .language_samples import import_language_samples
     c = manifest.candidates
     result = import_language_samples(path, by_id, fmt=c.import_.format, postprocess=c.postprocess)
-    for r in result.rejected:
-        notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
-    if not_imported is not None:          # each line already names its file (name.jsonl:3)
-        not_imported += [dict(r) for r in result.rejected]
-    return list(result.candidates)
+    return list(result.candidates), [dict(r) for r in result.rejected]
 
 
-def _import_function_samples(manifest, manifest_path, path, by_id, notes, not_imported) -> list[Candidate]:
+def _import_function_samples(manifest, manifest_path, path, by_id) -> Imported:
     from .samples import import_samples
     spec = manifest.candidates.import_
     result = import_samples(path, by_id, fmt=spec.format, postprocess=postprocess_spec(manifest),
                             prompt_map=resolve_path(manifest_path, spec.prompt_map))
-    for r in result.rejected:
-        notes.append(f"samples line {r.get('line')}: not imported: {r.get('reason')}")
-    if not_imported is not None:
-        not_imported += [{"file": Path(result.path).name, **r} for r in result.rejected]
-    return list(result.candidates)
+    return list(result.candidates), [{"file": Path(result.path).name, **r} for r in result.rejected]
 
 
 # how a samples file becomes candidates, per grader the manifest's kinds name (core/kinds)
